@@ -1,0 +1,292 @@
+"""The ``softmix`` command line.  Exit codes: 0 success, 1 a claim refuted/errored or a negative
+control survived, 2 usage or input error (one line on stderr, never a traceback)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+__all__ = ["main"]
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one clear line, exit 2
+        raise UsageError(message)
+
+
+def _parse_query(text: str, dim: int | None = None):
+    from numerics.errors import InputError
+    from numerics.mixture import parse_number
+
+    parts = [p for p in text.replace(" ", "").split(",") if p != ""]
+    if not parts:
+        raise InputError("--query: empty query")
+    vals = [parse_number(p, f"--query entry {i}") for i, p in enumerate(parts)]
+    if dim is not None and len(vals) != dim:
+        raise InputError(f"--query has {len(vals)} entries but the mixture has dimension {dim}")
+    return vals
+
+
+def _load_config(path: str, claims: dict) -> dict:
+    from checks.registry import SECTIONS
+    from numerics.errors import InputError
+    from numerics.mixture import load_json_file
+
+    obj = load_json_file(path)
+    if not isinstance(obj, dict):
+        raise InputError(f"{path}: expected a JSON object mapping claim ids or sections to parameters")
+    per_claim: dict = {}
+    # section keys first, then claim ids (claim-specific overrides win)
+    for key in sorted(obj, key=lambda k: k in claims):
+        val = obj[key]
+        if not isinstance(val, dict):
+            raise InputError(f"{path}: value for {key!r} must be an object of parameters")
+        if key in SECTIONS:
+            targets = [c for c in claims.values() if c.section == key]
+            accepted = set().union(*[set(c.defaults) for c in targets]) if targets else set()
+            bad = sorted(set(val) - accepted)
+            if bad:
+                raise InputError(f"{path}: section {key!r} does not accept parameter(s) {', '.join(bad)}")
+            for c in targets:
+                per_claim.setdefault(c.id, {}).update({k: v for k, v in val.items() if k in c.defaults})
+        elif key in claims:
+            bad = sorted(set(val) - set(claims[key].defaults))
+            if bad:
+                raise InputError(f"{path}: claim {key!r} does not accept parameter(s) {', '.join(bad)}")
+            per_claim.setdefault(key, {}).update(val)
+        else:
+            raise InputError(f"{path}: unknown claim id or section {key!r}")
+    return per_claim
+
+
+def _cmd_list(args):
+    from checks.registry import load_all
+
+    for c in load_all().values():
+        print(f"{c.id:28s} {c.section:14s} {c.title}")
+    return 0
+
+
+def _cmd_show(args):
+    from checks.registry import load_all
+
+    claims = load_all()
+    for cid in args.claims:
+        if cid not in claims:
+            raise UsageError(f"unknown claim id {cid!r} (see 'softmix list')")
+    for cid in args.claims:
+        c = claims[cid]
+        print(f"{c.id}: {c.title}\n  source: {c.source}\n  kind: {c.kind}\n  statement: {c.statement}")
+        for a in c.assumptions:
+            print(f"  assumption: {a}")
+        print("  parameters (paper defaults): " + json.dumps(c.defaults, default=str))
+        for k, v in c.profiles.items():
+            print(f"  profile {k}: " + json.dumps(v, default=str))
+        for ctl in c.controls:
+            print(f"  negative control {ctl.id}: {ctl.description}")
+        if c.derivations is not None and not args.no_derivation:
+            for d in c.derivations():
+                print(d.latex() if args.latex else d.pretty())
+        print()
+    return 0
+
+
+def _progress(quiet: bool, verbose: bool):
+    def cb(done, total, r):
+        if quiet:
+            return
+        ctl = sum(c["refuted"] for c in r["negative_controls"])
+        msg = f"[{done}/{total}] {r['id']}: {r['verdict']} (controls refuted {ctl}/{len(r['negative_controls'])}) {r['seconds']:.1f}s"
+        print(msg, file=sys.stderr, flush=True)
+        if verbose:
+            print(json.dumps(r["evidence"], indent=1)[:4000], file=sys.stderr)
+    return cb
+
+
+def _table(results):
+    lines = [f"{'claim':28s} {'verdict':13s} {'controls':9s} {'seconds':>8s}", "-" * 62]
+    for r in results:
+        n = len(r["negative_controls"])
+        k = sum(c["refuted"] for c in r["negative_controls"])
+        flag = "" if k == n else "  <- control survived"
+        lines.append(f"{r['id']:28s} {r['verdict']:13s} {k}/{n:<7d} {r['seconds']:8.1f}{flag}")
+    return "\n".join(lines)
+
+
+def _cmd_verify(args):
+    from checks.registry import load_all
+    from checks.runner import exit_code, run_claims, versions
+
+    claims = load_all()
+    ids = args.claims or list(claims)
+    unknown = [c for c in ids if c not in claims]
+    if unknown:
+        raise UsageError(f"unknown claim id(s): {', '.join(unknown)} (see 'softmix list')")
+    if args.quiet and args.verbose:
+        raise UsageError("--quiet and --verbose cannot be combined")
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    config = _load_config(args.config, claims) if args.config else {}
+    t0 = time.perf_counter()
+    results = run_claims(ids, args.profile, args.seed, args.workers, config, _progress(args.quiet, args.verbose))
+    doc = {"claims": results, "seed": args.seed, "profile": args.profile, "versions": versions(),
+           "exit_code": exit_code(results), "seconds": round(time.perf_counter() - t0, 3)}
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(doc, fh, indent=1)
+    if not args.quiet:
+        print(_table(results))
+        print(f"total {doc['seconds']:.1f}s, seed {args.seed}, profile {args.profile}")
+    return doc["exit_code"]
+
+
+def _write_json(doc, path):
+    if path:
+        with open(path, "w") as fh:
+            json.dump(doc, fh, indent=1)
+    print(json.dumps(doc, indent=1))
+
+
+def _load_inputs(args):
+    from numerics.mixture import GaussianMixture, read_matrix
+    from numerics.errors import InputError
+
+    mix = GaussianMixture.load(args.mixture)
+    U = read_matrix(args.U)
+    V = read_matrix(args.V)
+    D = mix.dim
+    if len(U) != D or len(U[0]) != D:
+        raise InputError(f"{args.U}: U must be {D}x{D}, got {len(U)}x{len(U[0])}")
+    if len(V[0]) != D:
+        raise InputError(f"{args.V}: V must have {D} columns, got {len(V[0])}")
+    z = _parse_query(args.query, D)
+    if args.dps is not None and not (5 <= args.dps <= 10000):
+        raise InputError("--dps must be between 5 and 10000")
+    return mix, U, V, z
+
+
+def _cmd_attention(args):
+    import numpy as np
+    from numerics import attention as A
+    from numerics.precision import fmt_mp
+
+    mix, U, V, z = _load_inputs(args)
+    if args.dps:
+        work = args.dps + 15
+        T = A.softmax_attention_mp(mix, U, V, z, dps=work)
+        Tl = A.linear_attention_mp(mix, U, V, z, dps=work)
+        g = A.gates_mp(mix, U, z, dps=work)
+        doc = {"softmax": [fmt_mp(x, args.dps) for x in T], "linear": [fmt_mp(x, args.dps) for x in Tl],
+               "gates": [fmt_mp(x, args.dps) for x in g], "dps": args.dps}
+    else:
+        Uf = np.array([[float(x) for x in r] for r in U])
+        Vf = np.array([[float(x) for x in r] for r in V])
+        zf = np.array([[float(x) for x in z]])
+        doc = {"softmax": A.softmax_attention(mix, Uf, Vf, zf)[0].tolist(),
+               "linear": A.linear_attention(mix, Uf, Vf, zf)[0].tolist(),
+               "gates": A.gates(mix, Uf, zf)[0].tolist()}
+    _write_json(doc, args.json)
+    return 0
+
+
+def _cmd_finite_prompt(args):
+    import numpy as np
+    from numerics import finite_prompt as F
+    from numerics.errors import InputError
+    from numerics.precision import fmt_mp
+    from checks.montecarlo import finite_prompt_study
+
+    mix, U, V, z = _load_inputs(args)
+    if args.dps:
+        c = F.finite_prompt_constants_mp(mix, U, V, z, dps=args.dps + 15)
+        f = lambda x: fmt_mp(x, args.dps)
+        cov = c["covariance"]
+        doc = {"bias_coefficient": [f(x) for x in c["bias"]],
+               "covariance_coefficient": [[f(cov[i, j]) for j in range(cov.cols)] for i in range(cov.rows)],
+               "effective_sample_fraction": f(c["effective_sample_fraction"]), "rho": f(c["rho"]),
+               "mse_coefficient": f(c["mse"]), "limit": [f(x) for x in c["limit"]], "dps": args.dps}
+    else:
+        c = F.finite_prompt_constants(mix, np.array(U, float), np.array(V, float), np.array(z, float))
+        doc = {"bias_coefficient": c["bias"].tolist(), "covariance_coefficient": c["covariance"].tolist(),
+               "effective_sample_fraction": repr(c["effective_sample_fraction"]), "rho": repr(c["rho"]),
+               "mse_coefficient": repr(c["mse"]), "limit": c["limit"].tolist()}
+    if args.mc:
+        try:
+            Ls = [int(x) for x in args.mc.split(",") if x.strip()]
+        except ValueError:
+            raise InputError(f"--mc: expected comma-separated integers, got {args.mc!r}") from None
+        if not Ls or min(Ls) < 1:
+            raise InputError("--mc: prompt lengths must be positive integers")
+        if args.reps < 2:
+            raise InputError("--reps must be at least 2")
+        doc["monte_carlo"] = finite_prompt_study(mix, np.array(U, float), np.array(V, float),
+                                                 np.array(z, float), Ls, args.reps, args.seed)
+    elif args.reps is not None and args.reps != 2000:
+        raise InputError("--reps needs --mc")
+    _write_json(doc, args.json)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="softmix", description="Verify theorems about softmax attention on Gaussian mixtures.")
+    sub = p.add_subparsers(dest="cmd", parser_class=_Parser)
+    sub.required = True
+    sp = sub.add_parser("list", help="list claim ids")
+    sp.set_defaults(fn=_cmd_list)
+    sp = sub.add_parser("show", help="statement, assumptions, parameters and derivation of claims")
+    sp.add_argument("claims", nargs="+")
+    sp.add_argument("--latex", action="store_true")
+    sp.add_argument("--no-derivation", action="store_true")
+    sp.set_defaults(fn=_cmd_show)
+    sp = sub.add_parser("verify", help="run claims and their negative controls")
+    sp.add_argument("claims", nargs="*")
+    sp.add_argument("--profile", choices=["quick", "full"], default="quick")
+    sp.add_argument("--seed", type=int, default=20261130)
+    sp.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    sp.add_argument("--config")
+    sp.add_argument("--json")
+    sp.add_argument("--quiet", action="store_true")
+    sp.add_argument("--verbose", action="store_true")
+    sp.set_defaults(fn=_cmd_verify)
+    for name, fn, hlp in (("attention", _cmd_attention, "evaluate T, T_lin and the gates"),
+                          ("finite-prompt", _cmd_finite_prompt, "finite-prompt constants and Monte Carlo")):
+        sp = sub.add_parser(name, help=hlp)
+        sp.add_argument("--mixture", required=True)
+        sp.add_argument("--U", required=True)
+        sp.add_argument("--V", required=True)
+        sp.add_argument("--query", required=True)
+        sp.add_argument("--dps", type=int)
+        sp.add_argument("--json")
+        if name == "finite-prompt":
+            sp.add_argument("--mc")
+            sp.add_argument("--reps", type=int, default=2000)
+            sp.add_argument("--seed", type=int, default=0)
+        sp.set_defaults(fn=fn)
+    return p
+
+
+def main(argv=None) -> int:
+    from numerics.errors import InputError
+
+    try:
+        args = build_parser().parse_args(argv)
+        return args.fn(args)
+    except UsageError as e:
+        print(f"softmix: error: {e}", file=sys.stderr)
+        return 2
+    except InputError as e:
+        print(f"softmix: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("softmix: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""Run claims (and their negative controls) in parallel worker processes."""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing as mp
+import platform
+import sys
+import time
+import traceback
+
+from .registry import Context, Outcome, load_all
+
+__all__ = ["run_claim", "run_claims", "versions", "claim_passed", "exit_code"]
+
+
+def _jsonable(x):
+    import mpmath as mpm
+    import numpy as np
+    from fractions import Fraction
+
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, (bool, type(None), str)):
+        return x
+    if isinstance(x, (np.bool_,)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        x = float(x)
+        return x if np.isfinite(x) else str(x)
+    if isinstance(x, np.ndarray):
+        return _jsonable(x.tolist())
+    if isinstance(x, (mpm.mpf,)):
+        return mpm.nstr(x, 30)
+    if isinstance(x, mpm.matrix):
+        return [[mpm.nstr(x[i, j], 30) for j in range(x.cols)] for i in range(x.rows)]
+    if isinstance(x, Fraction):
+        return str(x)
+    return str(x)
+
+
+def _run_one(claim, params, ctx) -> tuple[Outcome, float]:
+    t0 = time.perf_counter()
+    try:
+        out = claim.check(params, ctx)
+        if not isinstance(out, Outcome):
+            raise TypeError(f"check returned {type(out).__name__}, not Outcome")
+    except Exception as e:  # a crashing check is an 'error' verdict, never a pass
+        out = Outcome("error", {"exception": f"{type(e).__name__}: {e}",
+                                "traceback": traceback.format_exc(limit=6)})
+    return out, time.perf_counter() - t0
+
+
+def run_claim(claim_id: str, profile: str = "quick", seed: int = 0, overrides: dict | None = None) -> dict:
+    claims = load_all()
+    claim = claims[claim_id]
+    params = claim.params(profile, overrides)
+    t0 = time.perf_counter()
+    out, _ = _run_one(claim, params, Context(claim_id, profile, seed))
+    controls = []
+    for c in claim.controls:
+        cout, csec = _run_one(claim, params, Context(claim_id, profile, seed, variant=c.id))
+        controls.append({"id": c.id, "description": c.description, "verdict": cout.verdict,
+                         "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence)})
+    return {"id": claim.id, "title": claim.title, "source": claim.source, "section": claim.section,
+            "kind": claim.kind, "statement": claim.statement, "assumptions": list(claim.assumptions),
+            "parameters": _jsonable(params), "verdict": out.verdict, "evidence": _jsonable(out.evidence),
+            "negative_controls": controls, "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def claim_passed(res: dict) -> bool:
+    return res["verdict"] not in ("refuted", "error") and all(c["refuted"] for c in res["negative_controls"])
+
+
+def exit_code(results: list[dict]) -> int:
+    return 0 if all(claim_passed(r) for r in results) else 1
+
+
+def run_claims(ids, profile="quick", seed=0, workers=1, config=None, progress=None) -> list[dict]:
+    """Run ``ids`` and return results in the order given.  ``config`` maps claim id -> overrides.
+    ``progress(done, total, result)`` is called as each claim finishes."""
+    config = config or {}
+    results = {}
+    ids = list(ids)
+    if workers <= 1 or len(ids) <= 1:
+        for i, cid in enumerate(ids):
+            r = run_claim(cid, profile, seed, config.get(cid))
+            results[cid] = r
+            if progress:
+                progress(i + 1, len(ids), r)
+    else:
+        ctx = mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
+            futs = {ex.submit(run_claim, cid, profile, seed, config.get(cid)): cid for cid in ids}
+            for i, f in enumerate(cf.as_completed(futs)):
+                cid = futs[f]
+                try:
+                    r = f.result()
+                except Exception as e:  # worker died
+                    r = {"id": cid, "title": "", "source": "", "verdict": "error",
+                         "evidence": {"exception": repr(e)}, "negative_controls": [], "seconds": 0}
+                results[cid] = r
+                if progress:
+                    progress(i + 1, len(ids), r)
+    return [results[c] for c in ids]
+
+
+def versions() -> dict:
+    import importlib.metadata as md
+
+    out = {"python": platform.python_version()}
+    for pkg in ("softmix", "sympy", "mpmath", "numpy", "scipy", "hypothesis"):
+        try:
+            out[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            out[pkg] = None
+    return out

@@ -1,0 +1,57 @@
+"""Explicit precision: exact rationals in, mpmath at a stated dps, float64 only by request."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from decimal import Decimal
+from fractions import Fraction
+
+import mpmath as mpm
+
+__all__ = ["workdps", "to_fraction", "to_mpf", "mp_matrix", "tolerance_for", "fmt_mp"]
+
+
+@contextmanager
+def workdps(dps: int):
+    """Set mpmath's working precision for the block and restore it afterwards."""
+    with mpm.workdps(int(dps)):
+        yield
+
+
+def to_fraction(x) -> Fraction:
+    """Exact rational from int, Fraction, Decimal, decimal string or float (a float is taken at
+    its exact binary value)."""
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, bool):
+        raise TypeError("booleans are not numbers here")
+    if isinstance(x, (int, Decimal)):
+        return Fraction(x)
+    if isinstance(x, float):
+        return Fraction(x)
+    if isinstance(x, str):
+        return Fraction(Decimal(x.strip()))
+    if isinstance(x, mpm.mpf):
+        return Fraction(*x.man_exp_ratio()) if hasattr(x, "man_exp_ratio") else Fraction(str(x))
+    raise TypeError(f"cannot read {type(x).__name__} as an exact number")
+
+
+def to_mpf(x):
+    """mpf at the current precision from an exact value (never via float for str/Fraction)."""
+    if isinstance(x, mpm.mpf):
+        return +x
+    f = to_fraction(x)
+    return mpm.mpf(f.numerator) / f.denominator
+
+
+def mp_matrix(rows) -> "mpm.matrix":
+    return mpm.matrix([[to_mpf(v) for v in r] for r in rows])
+
+
+def tolerance_for(dps: int, guard: int = 8, scale=1):
+    """Residual tolerance fixed by the working precision: scale * 10^(guard - dps)."""
+    return mpm.mpf(10) ** (guard - int(dps)) * max(mpm.mpf(1), abs(mpm.mpf(scale)))
+
+
+def fmt_mp(x, digits: int) -> str:
+    """Decimal string with ``digits`` significant digits."""
+    return mpm.nstr(x, int(digits), strip_zeros=False, min_fixed=-mpm.inf, max_fixed=mpm.inf) if x != 0 else "0"

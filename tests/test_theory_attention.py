@@ -1,0 +1,50 @@
+"""Symbolic Section 2: derived == stated, controls refuted, and pinned hand-computed values."""
+import sympy as sp
+
+from theory import attention as TA
+from theory.derivation import exp_atoms_to_symbols, simplify_zero
+from theory.mixtures import SymbolicMixture, symbolic_mixture
+
+
+def test_prop_2_1_generic_and_degenerate():
+    assert TA.prop_2_1_derivation(2, 2).decide()[0] == "proven"
+    assert TA.prop_2_1_derivation(3, 1).decide()[0] == "proven"
+    assert TA.prop_2_1_derivation(2, 2, degenerate_rank=1).decide()[0] == "proven"
+
+
+def test_prop_2_1_dropped_half_is_refuted():
+    status, info = TA.prop_2_1_derivation(2, 2, half=sp.Integer(1)).decide()
+    assert status == "refuted" and "counterexample" in info
+
+
+def test_shared_covariance_and_its_dropped_assumption():
+    assert TA.prop_2_1_shared_derivation(2, 2).decide()[0] == "proven"
+    assert TA.prop_2_1_shared_derivation(2, 2, shared=False).decide()[0] == "refuted"
+
+
+def test_gaussian_affine_linear_and_prop_a1():
+    assert TA.bb_lemma_2_1_derivation(2).decide()[0] == "proven"
+    assert TA.linear_fixed_proportions_derivation(2, 2).decide()[0] == "proven"
+    assert TA.prop_a1_derivation(2, 2, 1).decide()[0] == "proven"
+
+
+def test_tilted_covariance_is_the_hessian_of_the_cgf():
+    mix = symbolic_mixture(2, 1)
+    a = TA.tilt_symbols(1)
+    assert simplify_zero(TA.tilted_covariance_derived(mix, a) - TA.tilted_covariance_stated(mix, a))
+
+
+def test_pinned_hand_computed_value():
+    # mu = (N(-1,1) + N(1,1))/2 in d=1, U=V=1, z=1: scores log(1/2) -+ 1 + 1/2, so
+    # alpha_2 = sigma(2) and T = alpha_1 (-1 + 1) + alpha_2 (1 + 1) = 2 sigma(2) = 1.7615941559557649
+    mix = SymbolicMixture([sp.Rational(1, 2)] * 2, [sp.Matrix([-1]), sp.Matrix([1])], [sp.Matrix([[1]])] * 2)
+    one = sp.Matrix([[1]])
+    T = TA.softmax_attention_derived(mix, one, one, sp.Matrix([1]))[0]
+    assert abs(sp.N(T, 30) - sp.Float("1.76159415595576488811945828260", 30)) < 1e-28
+
+
+def test_exp_atoms_soundness_on_a_false_identity():
+    x = sp.Symbol("x", real=True)
+    assert not simplify_zero(sp.exp(x) - sp.exp(2 * x))
+    assert simplify_zero(sp.exp(x) ** 2 - sp.exp(2 * x))
+    assert exp_atoms_to_symbols(sp.exp(sp.log(3) + x)).has(sp.Symbol)

@@ -1,0 +1,176 @@
+"""Derivation objects: a derived expression, the paper's stated one, and their difference.
+
+A :class:`Derivation` is what ``softmix show CLAIM`` prints.  ``holds()`` is exact: it is
+True only when SymPy simplifies every entry of ``derived - stated`` to the literal zero.
+Nothing numeric happens here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+__all__ = ["Derivation", "simplify_zero"]
+
+
+def _entries(expr):
+    if isinstance(expr, sp.MatrixBase):
+        return list(expr)
+    return [sp.sympify(expr)]
+
+
+def exp_atoms_to_symbols(expr):
+    """Rewrite every exp(...) as a product of integer powers of fresh positive symbols.
+
+    exp(sum_i c_i t_i) (c_i rational, t_i monomials) becomes prod_i X_{t_i}^(c_i q_i) with
+    X_t = exp(t / q_t), q_t the lcm of the denominators seen for t.  The map is a ring
+    homomorphism on the exponentials present, so an identity proven for the rewritten rational
+    function holds for the original (exp(log p) = p is applied first).  Sound, not complete.
+    """
+    expr = sp.sympify(expr)
+    exps = [e for e in expr.atoms(sp.exp)]
+    if not exps:
+        return expr
+    pairs = {}
+    split = {}
+    for e in exps:
+        terms = []
+        for t in sp.Add.make_args(sp.expand(e.args[0])):
+            c, rest = t.as_coeff_Mul()
+            if rest.has(sp.log) or rest == 1:
+                terms.append((None, t))
+                continue
+            c = sp.Rational(c)
+            pairs.setdefault(rest, []).append(c)
+            terms.append((c, rest))
+        split[e] = terms
+    syms = {}
+    for i, (rest, cs) in enumerate(pairs.items()):
+        q = 1
+        for c in cs:
+            q = sp.ilcm(q, c.q)
+        syms[rest] = (sp.Symbol(f"_X{i}", positive=True), q)
+    rep = {}
+    for e, terms in split.items():
+        val = sp.Integer(1)
+        for c, rest in terms:
+            if c is None:
+                val *= sp.exp(rest)
+            else:
+                X, q = syms[rest]
+                val *= X ** int(c * q)
+        rep[e] = val
+    return expr.xreplace(rep)
+
+
+def simplify_zero(expr) -> bool:
+    """True iff every entry of ``expr`` is proven to be exactly zero.
+
+    Exponentials are first turned into polynomial atoms (:func:`exp_atoms_to_symbols`), then
+    the rational function is put over a common denominator and cancelled.  A False answer means
+    "not proven zero", never "proven non-zero" (use a numeric counterexample for that).
+    """
+    for e in _entries(expr):
+        e = sp.sympify(e)
+        if e == 0:
+            continue
+        r = exp_atoms_to_symbols(e)
+        try:
+            if sp.cancel(sp.together(r)) == 0:
+                continue
+        except Exception:  # pragma: no cover - sympy internals
+            pass
+        return False
+    return True
+
+
+@dataclass
+class Derivation:
+    """``derived`` (what SymPy obtains from the definitions) versus ``stated`` (the paper)."""
+
+    name: str
+    source: str
+    derived: object
+    stated: object
+    assumptions: tuple[str, ...] = ()
+    notes: str = ""
+    steps: list[tuple[str, object]] = field(default_factory=list)
+
+    def difference(self):
+        d = sp.Matrix(self.derived) - sp.Matrix(self.stated) if isinstance(self.derived, sp.MatrixBase) else sp.sympify(self.derived) - sp.sympify(self.stated)
+        return d
+
+    def holds(self) -> bool:
+        """Exact: derived - stated simplifies to zero."""
+        return simplify_zero(self.difference())
+
+    def free_symbols(self):
+        d = self.difference()
+        return sorted(d.free_symbols, key=lambda s: s.name)
+
+    def counterexample(self, seed: int = 0, trials: int = 3, digits: int = 30):
+        """Search for a point where derived != stated, evaluating both exactly-substituted sides
+        with ``digits`` significant digits.  Points are random rationals (positive symbols get
+        positive values; weights need not sum to one because every identity here is
+        homogeneous in them).  Returns None or a dict with the point and the residual; the
+        residual is certified non-zero only in the floating sense, so callers compare it with
+        a tolerance derived from ``digits``.
+        """
+        import random
+
+        rnd = random.Random(seed)
+        d = self.difference()
+        syms = self.free_symbols()
+        entries = list(d) if isinstance(d, sp.MatrixBase) else [d]
+        best = None
+        for _ in range(trials):
+            point = {}
+            for s in syms:
+                num = rnd.randint(1, 9) if s.is_positive else rnd.randint(-9, 9)
+                point[s] = sp.Rational(num, rnd.randint(2, 7))
+            vals = [sp.N(e.xreplace(point), digits) for e in entries]
+            scale = max([abs(sp.N(x.xreplace(point), digits)) for x in
+                         (list(sp.Matrix(self.derived)) if isinstance(self.derived, sp.MatrixBase) else [self.derived])] + [1])
+            res = max(abs(v) for v in vals)
+            if best is None or res > best["residual"]:
+                best = {"point": {str(k): str(v) for k, v in point.items()}, "residual": res, "scale": scale}
+        return best
+
+    def decide(self, seed: int = 0, digits: int = 30) -> tuple[str, dict]:
+        """'proven' (symbolic zero), 'refuted' (numeric counterexample far above the precision
+        floor 10^(5 - digits) relative) or 'unproven'.  The numeric search runs first, so
+        false statements are refuted without an expensive simplification."""
+        ce = self.counterexample(seed=seed, digits=digits)
+        tol = sp.Float(10) ** (5 - digits) * ce["scale"]
+        info = {"max_residual_at_random_points": f"{float(ce['residual']):.3e}",
+                "tolerance": f"{float(tol):.1e}", "digits": digits}
+        if ce["residual"] > tol:
+            info["counterexample"] = ce["point"]
+            return "refuted", info
+        if self.holds():
+            return "proven", info
+        return "unproven", info
+
+    def pretty(self) -> str:
+        out = [f"{self.name}  [{self.source}]"]
+        for a in self.assumptions:
+            out.append(f"  assume: {a}")
+        for label, expr in self.steps:
+            out.append(f"  {label}:")
+            out.append("    " + sp.pretty(expr).replace("\n", "\n    "))
+        out.append("  derived:")
+        out.append("    " + sp.pretty(self.derived).replace("\n", "\n    "))
+        out.append("  stated:")
+        out.append("    " + sp.pretty(self.stated).replace("\n", "\n    "))
+        return "\n".join(out)
+
+    def latex(self) -> str:
+        return (
+            f"% {self.name} [{self.source}]\n"
+            f"\\text{{derived}}: {sp.latex(self.derived)}\\\\\n"
+            f"\\text{{stated}}: {sp.latex(self.stated)}"
+        )
+
+    def summary(self) -> dict:
+        return {"name": self.name, "source": self.source, "holds": self.holds(),
+                "stated": sp.sstr(self.stated), "assumptions": list(self.assumptions)}
