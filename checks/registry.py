@@ -24,11 +24,15 @@ CLAIM_MODULES = (
     "checks.claims_finite_prompt",
     "checks.claims_lda",
     "checks.claims_denoising",
+    "checks.claims_beyond",
+    "checks.certificates",
 )
 
 #: Section keys accepted in --config files, with the claim modules they cover.
 SECTIONS = {"attention": "Sec. 2 / App. A", "finite-prompt": "notes/finite-prompt.md",
-            "lda": "Sec. 3 / App. B", "denoising": "Sec. 4 / App. C"}
+            "lda": "Sec. 3 / App. B", "denoising": "Sec. 4 / App. C",
+            "beyond": "predecessor and neighbouring results (issue 7)",
+            "certificates": "ball-arithmetic certificates (python-flint)"}
 
 
 @dataclass
