@@ -133,13 +133,25 @@ def _cmd_verify(args):
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     config = _load_config(args.config, claims) if args.config else {}
+    if args.report:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise UsageError("--report needs matplotlib (pip install 'softmix[report]')") from None
+        if not args.report.endswith((".html", ".htm")):
+            raise UsageError("--report must name an .html file")
     t0 = time.perf_counter()
-    results = run_claims(ids, args.profile, args.seed, args.workers, config, _progress(args.quiet, args.verbose))
+    results = run_claims(ids, args.profile, args.seed, args.workers, config, _progress(args.quiet, args.verbose),
+                         scheduler=args.scheduler)
     doc = {"claims": results, "seed": args.seed, "profile": args.profile, "versions": versions(),
            "exit_code": exit_code(results), "seconds": round(time.perf_counter() - t0, 3)}
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(doc, fh, indent=1)
+    if args.report:
+        from checks.report import write_report
+
+        write_report(doc, args.report)
     if not args.quiet:
         print(_table(results))
         print(f"total {doc['seconds']:.1f}s, seed {args.seed}, profile {args.profile}")
@@ -251,8 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     sp.add_argument("--config")
     sp.add_argument("--json")
+    sp.add_argument("--report", help="write a self-contained HTML report")
     sp.add_argument("--quiet", action="store_true")
     sp.add_argument("--verbose", action="store_true")
+    sp.add_argument("--scheduler", metavar="ADDRESS",
+                    help="run on a dask.distributed cluster: a scheduler address (tcp://host:8786) or 'local'")
     sp.set_defaults(fn=_cmd_verify)
     for name, fn, hlp in (("attention", _cmd_attention, "evaluate T, T_lin and the gates"),
                           ("finite-prompt", _cmd_finite_prompt, "finite-prompt constants and Monte Carlo")):
