@@ -31,6 +31,10 @@ def parse_number(x, where: str) -> Fraction:
     try:
         if isinstance(x, float) and not math.isfinite(x):
             raise InputError(f"{where}: non-finite number {x}")
+        if isinstance(x, str) and "/" in x:
+            num, den = x.split("/", 1)
+            f = Fraction(Decimal(num.strip())) / Fraction(Decimal(den.strip()))
+            return f
         if isinstance(x, str):
             d = Decimal(x.strip())
             if not d.is_finite():
@@ -41,7 +45,7 @@ def parse_number(x, where: str) -> Fraction:
                 raise InputError(f"{where}: non-finite number {x}")
             return Fraction(x)
         return to_fraction(x)
-    except (InvalidOperation, ValueError, TypeError) as e:
+    except (InvalidOperation, ValueError, TypeError, ZeroDivisionError) as e:
         if isinstance(e, InputError):
             raise
         raise InputError(f"{where}: not a number: {x!r}") from None

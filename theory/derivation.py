@@ -105,16 +105,19 @@ class Derivation:
         return simplify_zero(self.difference())
 
     def free_symbols(self):
-        d = self.difference()
-        return sorted(d.free_symbols, key=lambda s: s.name)
+        """Free symbols of both sides (a symbol may cancel in the difference)."""
+        syms = set()
+        for side in (self.derived, self.stated):
+            syms |= sp.sympify(side).free_symbols if not isinstance(side, sp.MatrixBase) else side.free_symbols
+        return sorted(syms, key=lambda s: s.name)
 
-    def counterexample(self, seed: int = 0, trials: int = 3, digits: int = 30):
-        """Search for a point where derived != stated, evaluating both exactly-substituted sides
-        with ``digits`` significant digits.  Points are random rationals (positive symbols get
-        positive values; weights need not sum to one because every identity here is
-        homogeneous in them).  Returns None or a dict with the point and the residual; the
-        residual is certified non-zero only in the floating sense, so callers compare it with
-        a tolerance derived from ``digits``.
+    def counterexample(self, seed: int = 0, trials: int = 8, digits: int = 30):
+        """Search for a point where derived != stated, evaluating the exactly-substituted
+        difference with ``digits`` significant digits.  Points are random non-zero rationals
+        (positive symbols get positive values; every identity here is homogeneous in the
+        weights, so they need not sum to one).  Returns the worst point found: a dict with the
+        point, the residual and the scale of the derived side.  Callers compare the residual
+        with a tolerance derived from ``digits``.
         """
         import random
 
@@ -122,18 +125,26 @@ class Derivation:
         d = self.difference()
         syms = self.free_symbols()
         entries = list(d) if isinstance(d, sp.MatrixBase) else [d]
+        der = list(self.derived) if isinstance(self.derived, sp.MatrixBase) else [sp.sympify(self.derived)]
         best = None
         for _ in range(trials):
             point = {}
             for s in syms:
-                num = rnd.randint(1, 9) if s.is_positive else rnd.randint(-9, 9)
+                num = rnd.randint(1, 9) if s.is_positive else rnd.choice([-1, 1]) * rnd.randint(1, 9)
                 point[s] = sp.Rational(num, rnd.randint(2, 7))
-            vals = [sp.N(e.xreplace(point), digits) for e in entries]
-            scale = max([abs(sp.N(x.xreplace(point), digits)) for x in
-                         (list(sp.Matrix(self.derived)) if isinstance(self.derived, sp.MatrixBase) else [self.derived])] + [1])
-            res = max(abs(v) for v in vals)
-            if best is None or res > best["residual"]:
+            try:
+                vals = [sp.N(e.xreplace(point), digits) for e in entries]
+                scale = max([abs(sp.N(x.xreplace(point), digits)) for x in der] + [sp.Integer(1)])
+                res = max(abs(v) for v in vals)
+                if not (res.is_number and scale.is_number) or res.has(sp.nan, sp.zoo, sp.oo):
+                    continue
+            except (TypeError, ZeroDivisionError, ValueError):
+                continue
+            rel = res / scale
+            if best is None or rel > best["residual"] / best["scale"]:
                 best = {"point": {str(k): str(v) for k, v in point.items()}, "residual": res, "scale": scale}
+        if best is None:
+            best = {"point": {}, "residual": sp.Integer(0), "scale": sp.Integer(1)}
         return best
 
     def decide(self, seed: int = 0, digits: int = 30) -> tuple[str, dict]:
