@@ -23,6 +23,8 @@ CLAIM_MODULES = (
     "checks.claims_attention",
     "checks.claims_finite_prompt",
     "checks.claims_lda",
+    "checks.claims_lda_landscape",
+    "checks.claims_lda_dynamics",
     "checks.claims_denoising",
     "checks.claims_beyond",
     "checks.certificates",
