@@ -245,6 +245,33 @@ def _cmd_finite_prompt(args):
     return 0
 
 
+def _cmd_mutation(args):
+    from checks.mutation import FAULTS, mutation_score
+
+    faults = FAULTS
+    if args.faults:
+        wanted = set(args.faults.split(","))
+        unknown = wanted - {f.id for f in FAULTS}
+        if unknown:
+            raise UsageError(f"unknown fault id(s): {', '.join(sorted(unknown))}")
+        faults = [f for f in FAULTS if f.id in wanted]
+
+    def cb(done, total, row):
+        if not args.quiet:
+            print(f"[{done}/{total}] {row['id']}: {'caught' if row['caught'] else 'SURVIVED'}"
+                  f" {'; '.join(row['caught_by'][:2])}", file=sys.stderr, flush=True)
+
+    doc = mutation_score(faults, args.seed, cb)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(doc, fh, indent=1)
+    print(f"mutation score: {doc['caught']}/{doc['total']} = {doc['score']:.3f}")
+    for row in doc["faults"]:
+        if not row["caught"]:
+            print(f"  survived: {row['id']}: {row['description']}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="softmix", description="Verify theorems about softmax attention on Gaussian mixtures.")
     sub = p.add_subparsers(dest="cmd", parser_class=_Parser)
@@ -269,6 +296,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--scheduler", metavar="ADDRESS",
                     help="run on a dask.distributed cluster: a scheduler address (tcp://host:8786) or 'local'")
     sp.set_defaults(fn=_cmd_verify)
+    sp = sub.add_parser("mutation-score", help="inject faults into theory/ and numerics/ and count the caught ones")
+    sp.add_argument("--json")
+    sp.add_argument("--faults", help="comma-separated fault ids (default: all)")
+    sp.add_argument("--seed", type=int, default=20261130)
+    sp.add_argument("--quiet", action="store_true")
+    sp.set_defaults(fn=_cmd_mutation)
     for name, fn, hlp in (("attention", _cmd_attention, "evaluate T, T_lin and the gates"),
                           ("finite-prompt", _cmd_finite_prompt, "finite-prompt constants and Monte Carlo")):
         sp = sub.add_parser(name, help=hlp)

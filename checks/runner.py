@@ -79,10 +79,16 @@ def exit_code(results: list[dict]) -> int:
     return 0 if all(claim_passed(r) for r in results) else 1
 
 
-def run_claims(ids, profile="quick", seed=0, workers=1, config=None, progress=None) -> list[dict]:
+def run_claims(ids, profile="quick", seed=0, workers=1, config=None, progress=None, scheduler=None) -> list[dict]:
     """Run ``ids`` and return results in the order given.  ``config`` maps claim id -> overrides.
-    ``progress(done, total, result)`` is called as each claim finishes."""
+    ``progress(done, total, result)`` is called as each claim finishes.  ``scheduler`` (a Dask
+    scheduler address, or 'local' for a local Dask cluster) runs the claims as Dask tasks
+    instead (see :mod:`checks.distributed`); results are the same as a local run."""
     config = config or {}
+    if scheduler:
+        from .distributed import run_claims_distributed
+
+        return run_claims_distributed(ids, profile, seed, config, progress, scheduler)
     results = {}
     ids = list(ids)
     if workers <= 1 or len(ids) <= 1:

@@ -6,6 +6,8 @@ L -> infinity behaviour only (delta method; remainders O(L^-2)); Monte Carlo is 
 """
 from __future__ import annotations
 
+import weakref
+
 import mpmath as mpm
 import numpy as np
 
@@ -16,7 +18,8 @@ from .precision import workdps
 
 __all__ = ["finite_prompt_attention", "sample_tokens", "projected_law", "sample_projected",
            "simulate_outputs", "finite_prompt_constants", "finite_prompt_constants_mp",
-           "NORMALS_PER_TOKEN"]
+           "NORMALS_PER_TOKEN", "normals_per_token", "simulate_outputs_batched", "StreamingAttention",
+           "finite_prompt_attention_stream", "iter_token_chunks"]
 
 
 def finite_prompt_attention(tokens, U, V, z) -> np.ndarray:
@@ -50,10 +53,32 @@ def sample_tokens(mix: GaussianMixture, n: int, rng: np.random.Generator, size: 
     return m[lab] + np.einsum("...ij,...j->...i", Ls[lab], xi)
 
 
+_ARRAYS: dict = {}
+
+
+def _float_arrays(mix: GaussianMixture):
+    """``mix.arrays()`` computed once per mixture object (the exact Fraction -> float conversion
+    costs O(K D^2) Python operations, ~0.1 s at D = 200); read-only arrays, dropped with ``mix``."""
+    key = id(mix)
+    hit = _ARRAYS.get(key)
+    if hit is not None and hit[0]() is mix:
+        return hit[1]
+    arrs = mix.arrays()
+    for x in arrs:
+        x.setflags(write=False)
+    try:
+        ref = weakref.ref(mix)
+        weakref.finalize(mix, _ARRAYS.pop, key, None)
+    except TypeError:  # not weak-referenceable: no caching
+        return arrs
+    _ARRAYS[key] = (ref, arrs)
+    return arrs
+
+
 def projected_law(mix: GaussianMixture, a: np.ndarray, V: np.ndarray):
     """Per component, the mean (1+p,) and a square root (1+p, 1+p) of the covariance of the pair
     (<a, z>, V z) for z ~ N(m_k, G_k) (notes, 'Exact low-dimensional sampling')."""
-    w, m, G = mix.arrays()
+    w, m, G = _float_arrays(mix)
     B = np.vstack([a[None, :], V])  # (1+p, D)
     means = m @ B.T
     roots = np.stack([psd_sqrt(B @ g @ B.T) for g in G])
@@ -61,6 +86,92 @@ def projected_law(mix: GaussianMixture, a: np.ndarray, V: np.ndarray):
 
 
 NORMALS_PER_TOKEN = "1 + p (plus one uniform for the component label)"
+
+
+def normals_per_token(p: int) -> int:
+    """Standard normals the projected sampler draws per prompt token (output dimension p)."""
+    return 1 + int(p)
+
+
+def _lower_root(S: np.ndarray) -> np.ndarray:
+    """Lower-triangular T with T T^T = S for symmetric PSD S (singular allowed): the transpose of
+    the R factor of a QR decomposition of (any square root of S)^T."""
+    S = (S + S.T) / 2
+    try:
+        T = np.linalg.cholesky(S)
+        if np.all(np.isfinite(T)):
+            return T
+    except np.linalg.LinAlgError:
+        pass
+    r = psd_sqrt(S)  # singular (degenerate component or V rows dependent on a)
+    Rf = np.linalg.qr(r.T, mode="r")
+    T = Rf.T.copy()
+    sg = np.where(np.diag(T) < 0, -1.0, 1.0)  # make the diagonal non-negative (column signs)
+    return T * sg[None, :]
+
+
+class _ProjectedEngine:
+    """Batched exact sampler of the projected pairs (<a, z_i>, V z_i), reduced on the fly.
+
+    For a chunk of n tokens in each of R replicates: component counts per replicate are drawn
+    from Multinomial(n, pi) (the only use of the labels, since T_L is invariant under permuting
+    a prompt's tokens), then the tokens of component k for all replicates are generated as one
+    contiguous block from a single array of standard normals (q = 1 + p per token) with a
+    lower-triangular root, so the score needs one normal.  Per (component, replicate) segment the
+    max score, the sum of exp and the exp-weighted sums of the normals are formed with
+    ``reduceat``; values are affine in the normals, so they are assembled per segment, never per
+    token.  Nothing of size n x D is ever built and the cost is independent of D."""
+
+    def __init__(self, mix: GaussianMixture, a, V):
+        w, m, G = _float_arrays(mix)
+        B = np.vstack([np.asarray(a, float)[None, :], np.asarray(V, float)])  # (1+p, D)
+        means = m @ B.T
+        covs = B @ G @ B.T  # (K, 1+p, 1+p): covariance of (<a, z>, V z) per component
+        self.w = w / w.sum()
+        self.means = means
+        self.tri = np.stack([_lower_root(c) for c in covs])
+        self.K, self.q = means.shape
+        self.p = self.q - 1
+
+    def chunk(self, rng: np.random.Generator, R: int, n: int):
+        """(max (R,), den (R,), num (R, p)): den = sum exp(s_i - max), num = sum exp(s_i - max) y_i
+        over n fresh tokens of each of R replicates."""
+        K, q, p = self.K, self.q, self.p
+        C = rng.multinomial(n, self.w, size=R) if K > 1 else np.full((R, 1), n, dtype=np.int64)
+        X = rng.standard_normal((q, R * n))
+        counts = C.T.ravel()  # segments in (component, replicate) order
+        nz = counts > 0
+        cn = counts[nz]
+        starts = np.cumsum(cn) - cn
+        comp = np.repeat(np.arange(K), R)[nz]  # component of each non-empty segment
+        # score s = m_0 + T_00 x_0 (T lower triangular, T_00 >= 0): its segment max comes from x_0's
+        xmax = np.maximum.reduceat(X[0], starts)
+        e = np.repeat(xmax, cn)
+        np.subtract(X[0], e, out=e)
+        t00 = self.tri[:, 0, 0]
+        tot = C.sum(axis=0)
+        b = 0
+        for k in range(K):
+            if t00[k] != 1.0:
+                e[b:b + int(tot[k])] *= t00[k]
+            b += int(tot[k])
+        np.exp(e, out=e)
+        S = np.add.reduceat(e, starts)
+        X *= e[None, :]
+        EX = np.add.reduceat(X, starts, axis=1)  # (q, segments): sums of e * x_i
+        # values y = m_{1:} + T_{1:,:} x are affine in x: sum e y = m_{1:} S + T_{1:,:} (sum e x)
+        segmax = self.means[comp, 0] + t00[comp] * xmax
+        YS = self.means[comp, 1:].T * S[None, :] + np.einsum("sji,is->js", self.tri[comp, 1:, :], EX)
+        fm = np.full(K * R, -np.inf)
+        fm[nz] = segmax
+        fS = np.zeros(K * R)
+        fS[nz] = S
+        fY = np.zeros((p, K * R))
+        fY[:, nz] = YS
+        fm, fS, fY = fm.reshape(K, R), fS.reshape(K, R), fY.reshape(p, K, R)
+        M = fm.max(axis=0)
+        f = np.exp(fm - M[None, :])
+        return M, (f * fS).sum(axis=0), np.einsum("kr,pkr->rp", f, fY)
 
 
 def sample_projected(mix: GaussianMixture, a, V, n: int, rng: np.random.Generator, R: int = 1):
@@ -72,12 +183,12 @@ def sample_projected(mix: GaussianMixture, a, V, n: int, rng: np.random.Generato
     cw[-1] = 1.0
     lab = np.searchsorted(cw, rng.random((R, n)), side="right")
     xi = rng.standard_normal((R, n, q))
-    out = np.empty((R, n, q))
-    for k in range(len(w)):
-        mask = lab == k
-        if mask.any():
-            out[mask] = means[k] + xi[mask] @ roots[k].T
+    out = means[lab] + np.einsum("rnij,rnj->rni", roots[lab], xi)
     return out[..., 0], out[..., 1:]
+
+
+#: tokens (replicates x tokens) per chunk of the projected engine: a few MB per array
+_TOKEN_BUDGET = 1 << 18
 
 
 def simulate_outputs(mix: GaussianMixture, U, V, z, L: int, R: int, rng: np.random.Generator,
@@ -85,7 +196,8 @@ def simulate_outputs(mix: GaussianMixture, U, V, z, L: int, R: int, rng: np.rand
     """R independent finite-prompt outputs T[mu_hat_L](z), shape (R, p).
 
     Streams over chunks of tokens with an online log-sum-exp, so memory is O(R * chunk)
-    whatever L.  ``method='full'`` samples D-dimensional tokens (reference path)."""
+    whatever L.  ``method='projected'`` uses the exact low-dimensional batched engine;
+    ``method='full'`` samples D-dimensional tokens (reference path)."""
     U, V = check_params(mix, U, V)
     z = np.asarray(z, float).reshape(-1)
     a = U @ z
@@ -93,25 +205,130 @@ def simulate_outputs(mix: GaussianMixture, U, V, z, L: int, R: int, rng: np.rand
     run_max = np.full(R, -np.inf)
     num = np.zeros((R, p))
     den = np.zeros(R)
-    step = max(1, min(chunk, (1 << 22) // max(R, 1)))
+    if method == "projected":
+        eng = _ProjectedEngine(mix, a, V)
+        # ~1/4 M tokens per chunk, but at least 64 tokens per replicate (per-segment overhead) up to 4 M
+        step = max(1, min(chunk, max(_TOKEN_BUDGET, min(64 * R, 1 << 22)) // max(R, 1)))
+    elif method == "full":
+        step = max(1, min(chunk, (1 << 22) // max(R, 1)))
+    else:
+        raise ValueError(f"unknown method {method!r}")
     done = 0
     while done < L:
         c = min(step, L - done)
         if method == "projected":
-            s, y = sample_projected(mix, a, V, c, rng, R)
-        elif method == "full":
+            cmax, cden, cnum = eng.chunk(rng, R, c)
+            new_max = np.maximum(run_max, cmax)
+            scale = np.exp(run_max - new_max)
+            f = np.exp(cmax - new_max)
+            num = num * scale[:, None] + cnum * f[:, None]
+            den = den * scale + cden * f
+        else:
             toks = sample_tokens(mix, c, rng, size=(R,))
             s, y = toks @ a, toks @ V.T
-        else:
-            raise ValueError(f"unknown method {method!r}")
-        new_max = np.maximum(run_max, s.max(axis=1))
-        scale = np.exp(run_max - new_max)
-        e = np.exp(s - new_max[:, None])
-        num = num * scale[:, None] + np.einsum("rl,rlp->rp", e, y)
-        den = den * scale + e.sum(axis=1)
+            new_max = np.maximum(run_max, s.max(axis=1))
+            scale = np.exp(run_max - new_max)
+            e = np.exp(s - new_max[:, None])
+            num = num * scale[:, None] + np.einsum("rl,rlp->rp", e, y)
+            den = den * scale + e.sum(axis=1)
         run_max = new_max
         done += c
     return num / den[:, None]
+
+
+def simulate_outputs_batched(mix: GaussianMixture, U, V, z, L: int, R: int, seed, batch: int = 4096,
+                             method: str = "projected", map=map) -> np.ndarray:
+    """``simulate_outputs`` split into replicate batches, batch j drawing from the j-th child of
+    ``SeedSequence(seed).spawn(n_batches)``.  ``map`` runs the batches (builtin ``map`` locally,
+    e.g. a Dask ``client.map`` wrapper remotely); the result depends only on (seed, R, batch),
+    never on where or in which order the batches ran."""
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    sizes = [min(batch, R - i) for i in range(0, R, batch)]
+    children = ss.spawn(len(sizes))
+    parts = list(map(_batch_task, [(mix, U, V, z, int(L), n, c, method) for n, c in zip(sizes, children)]))
+    return np.concatenate(parts, axis=0)
+
+
+def _batch_task(args):
+    mix, U, V, z, L, n, child, method = args
+    return simulate_outputs(mix, U, V, z, L, n, np.random.default_rng(child), method=method)
+
+
+class StreamingAttention:
+    """Finite-prompt attention of ONE prompt fed in chunks (online log-sum-exp): memory is
+    O(chunk) whatever the prompt length, and the result equals :func:`finite_prompt_attention`
+    on the concatenated tokens up to rounding."""
+
+    def __init__(self, U, V, z):
+        self.U = np.asarray(U, float)
+        self.V = np.asarray(V, float)
+        self.z = np.asarray(z, float).reshape(-1)
+        D = self.z.shape[0]
+        if self.U.shape != (D, D) or self.V.ndim != 2 or self.V.shape[1] != D:
+            raise InputError("shape mismatch between U, V and query")
+        self.a = self.U @ self.z
+        self.max = -np.inf
+        self.den = 0.0
+        self.num = np.zeros(self.V.shape[0])
+        self.n_tokens = 0
+
+    def update(self, tokens) -> "StreamingAttention":
+        """Add tokens of shape (n, D)."""
+        t = np.asarray(tokens, float)
+        if t.ndim != 2 or t.shape[1] != self.z.shape[0]:
+            raise InputError(f"token chunk must have shape (n, {self.z.shape[0]}), got {t.shape}")
+        return self.update_projected(t @ self.a, t @ self.V.T)
+
+    def update_projected(self, scores, values) -> "StreamingAttention":
+        """Add tokens given by their scores <U z, z_i> (n,) and values V z_i (n, p)."""
+        s = np.asarray(scores, float).reshape(-1)
+        y = np.asarray(values, float).reshape(s.shape[0], -1)
+        if s.size == 0:
+            return self
+        cm = s.max()
+        new = max(self.max, cm)
+        e = np.exp(s - new)
+        sc = np.exp(self.max - new)
+        self.num = self.num * sc + e @ y
+        self.den = self.den * sc + e.sum()
+        self.max = new
+        self.n_tokens += s.shape[0]
+        return self
+
+    def result(self) -> np.ndarray:
+        if self.n_tokens == 0:
+            raise InputError("empty prompt: no tokens were streamed")
+        return self.num / self.den
+
+
+def finite_prompt_attention_stream(chunks, U, V, z) -> np.ndarray:
+    """T[mu_hat_L](z) for one prompt given as an iterable (e.g. a generator) of token chunks of
+    shape (n_i, D), in bounded memory (one chunk at a time)."""
+    st = StreamingAttention(U, V, z)
+    for c in chunks:
+        st.update(c)
+    return st.result()
+
+
+def iter_token_chunks(mix: GaussianMixture, L: int, rng: np.random.Generator, chunk: int = 1 << 16):
+    """Generator of the i.i.d. D-dimensional tokens of one prompt of length L, ``chunk`` at a time
+    (arrays of shape (c, D); labels by inverse CDF, one BLAS product per component)."""
+    w, m, G = _float_arrays(mix)
+    roots = [psd_sqrt(g).T.copy() for g in G]
+    cw = np.cumsum(w / w.sum())
+    cw[-1] = 1.0
+    done = 0
+    while done < L:
+        c = min(chunk, L - done)
+        lab = np.searchsorted(cw, rng.random(c), side="right")
+        xi = rng.standard_normal((c, mix.dim))
+        out = m[lab]
+        for k in range(len(w)):
+            idx = np.flatnonzero(lab == k)
+            if idx.size:
+                out[idx] += xi[idx] @ roots[k]
+        yield out
+        done += c
 
 
 def finite_prompt_constants(mix: GaussianMixture, U, V, z) -> dict:

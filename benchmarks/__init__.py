@@ -1,0 +1,1 @@
+"""softmix benchmarks: ``python -m benchmarks.run`` (see README, 'Benchmarks')."""

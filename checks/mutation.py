@@ -1,0 +1,150 @@
+"""Refutation power: inject deliberate faults into theory/ and numerics/ and see who notices.
+
+Each fault is a textual patch (``old`` must occur exactly once in ``path``) applied in isolation
+to a temporary copy of the three packages; the claims it touches are then run in a subprocess
+that imports the patched copy.  A fault is *caught* when a touched claim comes back refuted or
+errored, or one of its negative controls is no longer refuted (the verifier's behaviour changed
+visibly).  ``softmix mutation-score`` prints the table and writes
+``{"total", "caught", "score", "faults": [{"id", "description", "caught", "caught_by"}]}``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Fault", "FAULTS", "apply_fault", "run_fault", "mutation_score"]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Fault:
+    id: str
+    path: str
+    old: str
+    new: str
+    description: str
+    claims: tuple
+
+
+S2 = ("prop-2.1", "prop-2.1-shared", "bb-lemma-2.1", "linear-fixed-proportions")
+FP = ("fp-lln", "fp-bias", "fp-covariance")
+
+FAULTS: list[Fault] = [
+    Fault("mgf-half", "theory/mixtures.py", "(a.T * m)[0, 0] + sp.Rational(1, 2) * (a.T * G * a)[0, 0]",
+          "(a.T * m)[0, 0] + (a.T * G * a)[0, 0]", "component log-MGF without the factor 1/2", S2 + FP),
+    Fault("mgf-sign", "theory/mixtures.py", "(a.T * m)[0, 0] + sp.Rational(1, 2) * (a.T * G * a)[0, 0]",
+          "-(a.T * m)[0, 0] + sp.Rational(1, 2) * (a.T * G * a)[0, 0]", "component log-MGF with the mean term's sign flipped", S2 + FP),
+    Fault("gate-half", "theory/attention.py", "def gate_scores(mix: SymbolicMixture, U: sp.Matrix, z: sp.Matrix, half=sp.Rational(1, 2))",
+          "def gate_scores(mix: SymbolicMixture, U: sp.Matrix, z: sp.Matrix, half=sp.Integer(1))",
+          "stated gate scores of eq. (2) without the factor 1/2", ("prop-2.1",)),
+    Fault("expert-transpose", "theory/attention.py", "        out += w * (m + G * U * z)\n    return V * out",
+          "        out += w * (m + G * U.T * z)\n    return V * out", "stated experts use U^T z (swapped index)", ("prop-2.1", "prop-2.1-shared")),
+    Fault("shared-linear-term", "theory/attention.py", "    return V * G * U * z + V * bary", "    return V * bary",
+          "eq. (3) without the global linear term V G U z", ("prop-2.1-shared",)),
+    Fault("linear-missing-mmT", "theory/attention.py", "        out += p * V * (G + m * m.T) * U * z",
+          "        out += p * V * G * U * z", "linear attention expert without m m^T (missing mean term)", ("linear-fixed-proportions",)),
+    Fault("gaussian-affine-sign", "theory/attention.py", "    return V * (m + G * U * z)", "    return V * (m - G * U * z)",
+          "Gaussian affine map with a flipped covariance term", ("bb-lemma-2.1",)),
+    Fault("prop-a1-normalisation", "theory/attention.py", "        r = pi * sum(q * al for q, al in zip(masses, align)) / Z",
+          "        r = pi * sum(q * al for q, al in zip(masses, align))", "Prop. A.1 gates without normalisation", ("prop-a.1",)),
+    Fault("tilted-cov-missing-G", "theory/attention.py", "        out += wk * (G + (mu - mbar) * (mu - mbar).T)",
+          "        out += wk * (mu - mbar) * (mu - mbar).T", "tilted covariance without the within-component term", ("prop-2.1",)),
+    Fault("lse-normalisation", "numerics/attention.py",
+          "    return scores - (mx + np.log(np.exp(scores - mx).sum(axis=1, keepdims=True)))",
+          "    return scores - mx", "log-gates not normalised (softmax without denominator)", S2 + FP),
+    Fault("output-V-transpose", "numerics/attention.py", "    grad = np.einsum(\"nk,nkd->nd\", al, g)\n    return grad @ V.T",
+          "    grad = np.einsum(\"nk,nkd->nd\", al, g)\n    return grad @ V", "float64 operator applies V^T instead of V", ("linear-fixed-proportions", "fp-lln")),
+    Fault("mp-gates-prior", "numerics/attention.py", "        al = _softmax_mp(s)\n        grad = mpm.matrix(mix.dim, 1)",
+          "        al = [w_ for w_ in mix.mp()[0]]\n        grad = mpm.matrix(mix.dim, 1)", "mpmath operator uses prior weights as gates", S2),
+    Fault("second-moment-weights", "numerics/attention.py", "        M2 += w[k] * np.array(f(vals), dtype=float).reshape(D, D)",
+          "        M2 += np.array(f(vals), dtype=float).reshape(D, D)", "float64 second moment without the mixture weights", ("fp-lln",)),
+    Fault("mp-second-moment-weights", "numerics/attention.py",
+          "            M2 += w[k] * mpm.matrix([[out[i * D + j] for j in range(D)] for i in range(D)])",
+          "            M2 += mpm.matrix([[out[i * D + j] for j in range(D)] for i in range(D)])",
+          "mpmath linear attention without the mixture weights", ("linear-fixed-proportions",)),
+    Fault("rho-exponent", "numerics/finite_prompt.py", "    rho = float(np.exp(lam2 - 2 * lam1))", "    rho = float(np.exp(lam2 - lam1))",
+          "rho(a) = M(2a)/M(a) (wrong power of M(a))", FP),
+    Fault("bias-sign", "numerics/finite_prompt.py", "\"bias\": rho * V @ (grad1 - grad2)", "\"bias\": rho * V @ (grad2 - grad1)",
+          "bias coefficient with flipped sign", ("fp-bias",)),
+    Fault("cov-missing-G", "numerics/finite_prompt.py", "        C += w2[k] * (G[k] + np.outer(d, d))", "        C += w2[k] * np.outer(d, d)",
+          "covariance coefficient without the within-component covariance", ("fp-covariance",)),
+    Fault("cov-wrong-centre", "numerics/finite_prompt.py", "        d = g2[0, k] - grad1  # m_k + 2 G_k a - grad Lambda(a)",
+          "        d = g2[0, k] - grad2", "covariance coefficient centred at grad Lambda(2a)", ("fp-covariance",)),
+    Fault("cov-weights-at-a", "numerics/finite_prompt.py", "        C += w2[k] * (G[k] + np.outer(d, d))",
+          "        C += w1[k] * (G[k] + np.outer(d, d))", "covariance coefficient weighted by w(a) instead of w(2a)", ("fp-covariance",)),
+    Fault("projected-cov", "numerics/finite_prompt.py", "    roots = np.stack([psd_sqrt(B @ g @ B.T) for g in G])",
+          "    roots = np.stack([psd_sqrt(B @ g @ B.T) / 2 for g in G])", "projected sampler with half the standard deviation", FP),
+    Fault("projected-mean", "numerics/finite_prompt.py", "    means = m @ B.T", "    means = m @ B.T * 0.9",
+          "projected sampler with shrunken means", FP),
+    Fault("online-lse", "numerics/finite_prompt.py", "            scale = np.exp(run_max - new_max)\n            f = np.exp(cmax - new_max)",
+          "            scale = np.ones_like(run_max)\n            f = np.exp(cmax - new_max)",
+          "streaming log-sum-exp forgets to rescale earlier chunks", FP),
+    Fault("gh-scaling", "numerics/quadrature.py", "        s2, sp_ = mpm.sqrt(2), mpm.sqrt(mpm.pi)", "        s2, sp_ = mpm.mpf(1), mpm.sqrt(mpm.pi)",
+          "Gauss-Hermite nodes not scaled by sqrt(2) (wrong variance)", ("prop-2.1", "bb-lemma-2.1", "linear-fixed-proportions")),
+    Fault("gh-weights", "numerics/quadrature.py", "        return [s2 * x for x in t], [x / sp_ for x in w]",
+          "        return [s2 * x for x in t], [x / 2 for x in w]", "Gauss-Hermite weights with a wrong normalisation", ("linear-fixed-proportions",)),
+    Fault("psd-sqrt", "numerics/mixture.py", "    return Q * np.sqrt(w)", "    return Q * w", "PSD square root without the square root", FP),
+    Fault("mp-psd-sqrt-rank", "numerics/quadrature.py", "    cols = [i for i in range(D) if E[i] > tol]",
+          "    cols = [i for i in range(D) if E[i] > tol][1:]", "quadrature drops one direction of the covariance (off-by-one in the rank)",
+          ("prop-2.1", "bb-lemma-2.1")),
+]
+
+
+def apply_fault(fault: Fault, root: Path) -> None:
+    p = root / fault.path
+    text = p.read_text()
+    n = text.count(fault.old)
+    if n != 1:
+        raise ValueError(f"fault {fault.id}: pattern occurs {n} times in {fault.path}")
+    p.write_text(text.replace(fault.old, fault.new))
+
+
+def _copy_tree(dst: Path) -> None:
+    for pkg in ("theory", "numerics", "checks"):
+        shutil.copytree(ROOT / pkg, dst / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900) -> dict:
+    with tempfile.TemporaryDirectory(prefix="softmix-mut-") as tmp:
+        tmp = Path(tmp)
+        _copy_tree(tmp)
+        apply_fault(fault, tmp)
+        out = tmp / "out.json"
+        env = dict(os.environ, PYTHONPATH=str(tmp))
+        code = ("import sys; sys.path.insert(0, %r); from checks.cli import main; sys.exit(main(sys.argv[1:]))" % str(tmp))
+        cmd = [sys.executable, "-c", code, "verify", *fault.claims, "--quiet", "--json", str(out), "--seed", str(seed)]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"id": fault.id, "description": fault.description, "caught": True, "caught_by": ["timeout"]}
+        if not out.exists():
+            return {"id": fault.id, "description": fault.description, "caught": True,
+                    "caught_by": [f"crash (exit {r.returncode}): {r.stderr.strip().splitlines()[-1:] }"]}
+        doc = json.loads(out.read_text())
+        by = []
+        for c in doc["claims"]:
+            if c["verdict"] in ("refuted", "error"):
+                by.append(f"{c['id']}: {c['verdict']}")
+            for ctl in c["negative_controls"]:
+                if not ctl["refuted"]:
+                    by.append(f"{c['id']}/{ctl['id']}: control {ctl['verdict']}")
+        return {"id": fault.id, "description": fault.description, "caught": bool(by), "caught_by": by}
+
+
+def mutation_score(faults=None, seed: int = 20261130, progress=None) -> dict:
+    faults = list(FAULTS if faults is None else faults)
+    rows = []
+    for i, f in enumerate(faults):
+        row = run_fault(f, seed)
+        rows.append(row)
+        if progress:
+            progress(i + 1, len(faults), row)
+    k = sum(r["caught"] for r in rows)
+    return {"total": len(rows), "caught": k, "score": k / len(rows) if rows else 0.0, "faults": rows}

@@ -1,0 +1,49 @@
+"""Smoke test of the benchmark suite at tiny sizes (figures meaningless, code paths exercised)."""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is a repo folder, not installed
+from benchmarks import run as B  # noqa: E402
+from benchmarks.reference import mixture_arrays, reference_outputs  # noqa: E402
+from numerics.finite_prompt import finite_prompt_attention, sample_tokens  # noqa: E402
+
+
+def test_reference_matches_one_shot_attention():
+    mix, U, V, z = B.test_problem(4, seed=3)
+    w, m, chol = mixture_arrays(mix)
+    out = reference_outputs(w, m, chol, U, V, z, 30, 5, np.random.default_rng(0))
+    assert out.shape == (5, 1) and np.all(np.isfinite(out))
+    # the reference's softmax average is the one-shot finite-prompt operator on its tokens
+    toks = sample_tokens(mix, 30, np.random.default_rng(1))
+    a = U @ z
+    e = np.exp(toks @ a - (toks @ a).max())
+    assert np.allclose(e @ (toks @ V.T) / e.sum(), finite_prompt_attention(toks, U, V, z))
+
+
+def test_montecarlo_and_rng_rows():
+    rows = B.bench_montecarlo(dims=(5,), L=20, R=4, rounds=1, min_time=0.001)
+    r = rows[0]
+    assert r["D"] == 5 and r["normals_per_token"] == 2
+    for k in ("reference_tokens_per_s", "engine_tokens_per_s", "normals_per_s", "speedup", "rng_fraction"):
+        assert r[k] > 0
+
+
+def test_lda_benchmark_runs_or_skips_clearly():
+    res = B.bench_lda(n=4, min_time=0.001)
+    if "skipped" in res:
+        assert res["skipped"] == "numerics.lda not available"
+    else:
+        assert res["d"] == 20 and res["grad_rel_err"] < 1e-6
+
+
+def test_stream_subprocess_and_json(tmp_path):
+    st = B.bench_stream(tokens=30000, chunk=4096)
+    assert "error" not in st, st
+    assert st["within_bound"] and st["peak_rss_mb"] > 0 and len(st["output"]) == 2
+    out = tmp_path / "b.json"
+    assert B.main(["--quick", "--only", "mc", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert [r["D"] for r in doc["montecarlo"]] == [20, 200]
