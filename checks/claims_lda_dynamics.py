@@ -1,0 +1,530 @@
+"""Section 3.3 / Appendix B.9-B.13 claims: gradient-flow dynamics of the attention LDA head.
+
+lemma-b.34 (balance conservation), lemma-b.37 (Krylov subspace invariance), prop-b.35 (Krylov
+dimension criterion, exact rationals), thm-3.6 (global exponential convergence on T_K), fig-1
+(GD near Theta1 vs Theta2), fig-4 / fig-5 (SGD in d = 20 from two initialisations).
+
+Every decision rule is written in the check before the numbers are computed; tolerances come
+from the working precision (checks.rules.residual_test) or from an RK4 step-doubling error
+estimate; rates are least-squares fits of log-distances with (1 - ALPHA) t-intervals.  Negative
+controls run the same check with ``ctx.variant`` set.
+"""
+from __future__ import annotations
+
+import mpmath as mpm
+import numpy as np
+import sympy as sp
+
+from numerics import lda as N
+from numerics import lda_dynamics as D
+from numerics.precision import workdps
+
+from .registry import Claim, Control, Outcome, register
+from .rules import ALPHA, residual_test
+
+SOURCE = "Gabet-Boursier-Boyer 2026"
+SEC = "lda"
+
+#: non-isotropic symmetric balanced configs (d = 3)
+DIAG3 = {"m1": [1, 1, 0], "m_1": [-1, -1, 0], "Gamma": [[1, 0, 0], [0, 2, 0], [0, 0, 3]], "pi_plus": "0.5"}
+ROT3 = {"m1": [1, 0, 0], "m_1": [-1, 0, 0], "Gamma": [[2, 1, 1], [1, 2, 1], [1, 1, 2]], "pi_plus": "0.5"}
+
+
+def cayley4():
+    """d = 4, Gamma = Q diag(1,2,3,4) Q^T, m = Q (1,1,0,0)^T with a rational Cayley Q: dim K = 2, K not
+    aligned with the axes (so out-of-T_K components are not structurally zero in floating point)."""
+    A = sp.Matrix([[0, 1, -2, 1], [-1, 0, 1, 3], [2, -1, 0, 1], [-1, -3, -1, 0]]) / 3
+    Q = D.cayley_orthogonal(A)
+    G = Q * sp.diag(1, 2, 3, 4) * Q.T
+    m = Q * sp.Matrix([1, 1, 0, 0])
+    s = lambda x: str(sp.nsimplify(x))
+    return {"m1": [s(x) for x in m], "m_1": [s(-x) for x in m], "Gamma": [[s(G[i, j]) for j in range(4)] for i in range(4)],
+            "pi_plus": "0.5"}
+
+
+def reg(id, title, source, statement, check, controls, kind="numeric", defaults=None, profiles=None,
+        assumptions=()):
+    register(Claim(id=id, title=title, source=f"{SOURCE}, {source}", statement=statement, section=SEC,
+                   check=check, assumptions=tuple(assumptions), defaults=dict(defaults or {"lda": N.C2}),
+                   profiles=profiles or {}, controls=tuple(Control(a, b) for a, b in controls), kind=kind))
+
+
+def _sub(xs, ys, k=200):
+    idx = np.unique(np.linspace(0, len(xs) - 1, min(k, len(xs))).round().astype(int))
+    return [float(xs[i]) for i in idx], [float(ys[i]) for i in idx]
+
+
+def _symbal(P):
+    bad = []
+    if not P.symmetric:
+        bad.append("m1 = -m_-1")
+    if not P.balanced:
+        bad.append("pi_+ = 1/2")
+    return bad
+
+
+def _krylov(P, span_m_only=False):
+    G, m = D.sym_mat(P.Gamma), D.sym_vec(P.m1)
+    if span_m_only:
+        return m * (m.T * m).inv() * m.T, 1
+    return D.krylov_projector(G, m)
+
+
+def _gradfield(P, n, dps, variant=None):
+    d = P.d
+
+    def f(th):
+        g = D.grad_theta_fast(P, th, n, dps)[1]
+        if variant == "wrong-v21-gradient":
+            g = g.copy()
+            g[d * d + d:d * d + 2 * d] = 2 * g[d * d + d:d * d + 2 * d]
+        return -g
+    return f
+
+
+def _vnorm(x):
+    s = x @ x
+    return mpm.sqrt(s) if isinstance(s, mpm.mpf) else float(np.sqrt(s))
+
+
+# ---- Lemma B.34 -----------------------------------------------------------------------------------
+def _chk_b34(p, ctx):
+    P = N.LDAProblem.from_params(p["lda"])
+    if _symbal(P):
+        return Outcome("inconclusive", {"assumption_violated": _symbal(P)})
+    d = P.d
+    PK, dimK = _krylov(P)
+    if dimK == d:
+        return Outcome("inconclusive", {"assumption_violated": "K = R^d: T_K = {0}, nothing to conserve",
+                                        "to_settle": "a configuration with dim K < d"})
+    rng = ctx.rng("theta0")
+    vals = D.random_tk_point(rng, PK, d)
+    cU, cv = sp.Rational(1, d), sp.Rational(1, int(np.ceil(np.sqrt(d))))
+    vals = [x * cU for x in vals[:d * d]] + vals[d * d:d * d + d] + [x * cv for x in vals[d * d + d:-1]] + [0]
+    quantity = D.factor_mass if ctx.variant == "sum-not-balance" else D.balance
+    qname = "||U11||_F^2 + ||v21||^2" if ctx.variant == "sum-not-balance" else "||U11||_F^2 - ||v21||^2"
+    field = lambda dps: _gradfield(P, p["nodes"], dps, ctx.variant)
+    ev = {"quantity": qname, "dim_K": dimK, "theta0_in_T_K": "exact rational point U11 = A(I-P_K), v21 = (I-P_K)z",
+          "rule": "max_t |Q(t)-Q(0)| <= 10 * 2 max||theta|| * (16/15) max_t ||theta_h - theta_{h/2}|| "
+                  "(RK4 step-doubling error bound) + floor; floor = 10^(10-dps) * max(1,|Q0|) (mpmath) or "
+                  "steps * 1e-14 * max(1,|Q0|) (float64)"}
+    ok = True
+    runs = []
+    for label, dps, T, h in (("mpmath", p["dps"], p["T_mp"], p["h_mp"]), ("float64", None, p["T"], p["h"])):
+        th0 = D.to_theta(vals, dps)
+        with workdps(dps or 15):
+            a = D.rk4(field(dps), th0, T, h, dps, 1)
+            b = D.rk4(field(dps), th0, T, h / 2, dps, 2)
+            Q0 = quantity(a[0][1], d)
+            drift_h = max(abs(quantity(x, d) - Q0) for _, x in a)
+            drift_h2 = max(abs(quantity(x, d) - Q0) for _, x in b)
+            err = max(_vnorm(x - y) for (_, x), (_, y) in zip(a, b)) * 16 / 15
+            thmax = max(_vnorm(x) for _, x in a)
+            steps = len(a) - 1
+            if dps is not None:
+                floor = mpm.mpf(10) ** (10 - dps) * max(1, abs(Q0))
+            else:
+                floor = steps * 1e-14 * max(1.0, abs(float(Q0)))
+            tol = 10 * 2 * thmax * err + floor
+            passed = bool(drift_h <= tol)
+        ok &= passed
+        row = {"integrator": label, "dps": dps, "T": T, "h": h, "Q0": Q0, "max_drift_h": drift_h,
+               "max_drift_h_over_2": drift_h2, "drift_ratio_h_vs_h2": (drift_h / drift_h2) if drift_h2 else None,
+               "step_doubling_error": err, "tolerance": tol, "passed": passed}
+        runs.append({k: (mpm.nstr(v, 6) if isinstance(v, mpm.mpf) else v) for k, v in row.items()})
+        if dps is None:
+            ts = [t for t, _ in a]
+            ys = [max(abs(float(quantity(x, d) - Q0)), 1e-17) for _, x in a]
+            xs, ys = _sub(ts, ys)
+            ev["figures"] = [{"title": f"lemma-b.34: |Q(t) - Q(0)|, Q = {qname} (float64 RK4, h={h})",
+                              "xlabel": "t", "ylabel": "|drift|", "xscale": "linear", "yscale": "log",
+                              "series": [{"label": "drift", "x": xs, "y": ys}]}]
+    ev["runs"] = runs
+    return Outcome("confirmed" if ok else "refuted", ev)
+
+
+reg("lemma-b.34", "Conserved balance ||U11||_F^2 - ||v21||^2 on T_K", "Lemma B.34",
+    "Along gradient flow in T_K, ||U11(t)||_F^2 - ||v21(t)||^2 is constant", _chk_b34,
+    [("wrong-v21-gradient", "flow with the v21-gradient doubled (a wrong gradient)"),
+     ("sum-not-balance", "claims ||U11||_F^2 + ||v21||^2 is conserved instead")],
+    defaults={"lda": N.C2, "dps": 30, "nodes": 8, "T_mp": 0.1, "h_mp": 0.05, "T": 5.0, "h": 0.1},
+    profiles={"full": {"T_mp": 0.5, "T": 50.0, "h": 0.05}},
+    assumptions=("m1 = -m_-1", "pi_+ = 1/2", "theta_0 in T_K"))
+
+
+# ---- Lemma B.37 -----------------------------------------------------------------------------------
+def _chk_b37(p, ctx):
+    span_m = ctx.variant == "span-m-only"
+    cfgs = [("user", p["lda"])] + [(k, c) for k, c in (("DIAG3", DIAG3), ("ROT3", ROT3), ("CAYLEY4", cayley4()))
+                                   if p.get("extra", True)]
+    rows, ok = [], True
+    dps, n = p["dps"], p["nodes"]
+    for name, c in cfgs:
+        P = N.LDAProblem.from_params(c)
+        if _symbal(P):
+            return Outcome("inconclusive", {"assumption_violated": _symbal(P), "config": name})
+        d = P.d
+        PK, dimK = _krylov(P, span_m)
+        if dimK == d:
+            rows.append({"config": name, "dim_K": dimK, "note": "K = R^d: T_K = {0} (trivially invariant)"})
+            continue
+        rng = ctx.rng("points", name)
+        PKmp, PKf = D.projector_numeric(PK, dps), D.projector_numeric(PK)
+        grows = []
+        for i in range(p["points"]):
+            vals = D.random_tk_point(rng, PK, d)
+            th = D.to_theta(vals, dps)
+            with workdps(dps):
+                g = D.grad_theta_fast(P, th, n, dps)[1]
+                parts, out = D.tk_parts(g, d, PKmp)
+                t = residual_test(out, dps, _vnorm(g), guard=10)
+            grows.append({"out_of_T_K": t["residual"], "tolerance": t["tolerance"], "passed": t["passed"],
+                          "parts": {k: mpm.nstr(mpm.sqrt(v), 3) for k, v in parts.items()}})
+            ok &= t["passed"]
+        row = {"config": name, "d": d, "dim_K": dimK, "subspace": "span(m)" if span_m else "Krylov K",
+               "gradient_points": grows}
+        # flows: mpmath short horizon, float64 long horizon
+        if d <= p["flow_max_d"]:
+            vals = D.random_tk_point(ctx.rng("flow", name), PK, d)
+            for label, dd, T, h in (("mpmath", dps, p["T_mp"], p["h_mp"]), ("float64", None, p["T"], p["h"])):
+                traj = D.rk4(_gradfield(P, n, dd), D.to_theta(vals, dd), T, h, dd, 1)
+                with workdps(dd or 15):
+                    outs = [D.tk_parts(x, d, PKmp if dd else PKf)[1] for _, x in traj]
+                    sc = max(_vnorm(x) for _, x in traj)
+                    mx = max(outs)
+                    tol = (mpm.mpf(10) ** (10 - dd) * max(1, sc) * len(traj)) if dd else 1e-8 * max(1.0, sc)
+                    passed = bool(mx <= tol)
+                ok &= passed
+                row[f"flow_{label}"] = {"T": T, "h": h, "max_out_of_T_K": mpm.nstr(mx, 4) if dd else float(mx),
+                                        "tolerance": mpm.nstr(tol, 3) if dd else tol, "passed": passed}
+        rows.append(row)
+    return Outcome("confirmed" if ok else "refuted",
+                   {"configs": rows, "rule": "at random exact points of T_K, |grad outside T_K| <= 10^(10-dps) "
+                    "||grad||; mpmath RK4 out-of-T_K <= steps * 10^(10-dps) * max||theta||; float64 RK4 "
+                    "out-of-T_K <= 1e-8 * max(1, max||theta||)"})
+
+
+reg("lemma-b.37", "The Krylov subspace T_K is invariant under gradient flow", "Lemma B.37 / Thm 3.6",
+    "T_K = {u12 = 0, v22 = 0, v21 in K^perp, U11 P_K = 0} is invariant: grad R(theta) in T_K for theta in T_K",
+    _chk_b37, [("span-m-only", "K replaced by span(m) (v21 orthogonal to m only, U11 m = 0)")],
+    defaults={"lda": N.C2, "dps": 30, "nodes": 8, "points": 2, "flow_max_d": 5, "T_mp": 0.2, "h_mp": 0.05,
+              "T": 20.0, "h": 0.05, "extra": True},
+    profiles={"full": {"points": 5, "flow_max_d": 20, "T": 50.0}},
+    assumptions=("m1 = -m_-1", "pi_+ = 1/2"))
+
+
+# ---- Prop. B.35 -----------------------------------------------------------------------------------
+def _random_case(rng, d, kind):
+    """Gamma = Q diag Q^T (Q rational orthogonal, Cayley), m = Q c.  kind: (repeated, missing)."""
+    repeated, missing = kind
+    lam = list(rng.choice(np.arange(1, 10), size=d, replace=False))
+    if repeated:
+        lam[1] = lam[0]
+    c = [int(rng.integers(1, 4)) * (1 if rng.random() < 0.5 else -1) for _ in range(d)]
+    if missing:
+        j = int(rng.integers(0, d))
+        grp = [i for i in range(d) if lam[i] == lam[j]]
+        for i in grp:
+            c[i] = 0
+    A = sp.zeros(d)
+    for i in range(d):
+        for j in range(i + 1, d):
+            a = sp.Rational(int(rng.integers(-3, 4)), int(rng.integers(1, 4)))
+            A[i, j], A[j, i] = a, -a
+    Q = D.cayley_orthogonal(A)
+    G = Q * sp.diag(*[sp.Integer(int(x)) for x in lam]) * Q.T
+    m = Q * sp.Matrix(c)
+    return sp.simplify(G), sp.simplify(m)
+
+
+def _criterion(G, m, drop_distinct=False):
+    ev = G.eigenvects()
+    distinct = len(ev) == G.shape[0]
+    touches = []
+    for lam, mult, basis in ev:
+        B = sp.Matrix.hstack(*basis)
+        Pm = B * (B.T * B).inv() * B.T * m
+        touches.append(any(sp.simplify(x) != 0 for x in Pm))
+    full = all(touches) and (distinct or drop_distinct)
+    return full, distinct, sum(touches), len(ev)
+
+
+def _chk_b35(p, ctx):
+    rng = ctx.rng("cases")
+    drop = ctx.variant == "no-distinct-condition"
+    rows, ok, ce = [], True, None
+    kinds = [(False, False), (False, True), (True, False), (True, True)]
+    cases = []
+    # pinned hand case: Gamma = diag(1,2,3), m = (1,1,0): K = span(e1, e2), dim 2
+    cases.append(("pinned diag(1,2,3), m=(1,1,0)", sp.diag(1, 2, 3), sp.Matrix([1, 1, 0])))
+    P = N.LDAProblem.from_params(p["lda"])
+    if P.d <= p["max_user_d"]:
+        cases.append(("user config (m = m1)", D.sym_mat(P.Gamma), D.sym_vec(P.m1)))
+    for i in range(p["trials"]):
+        d = p["dims"][i % len(p["dims"])]
+        kind = kinds[(i // len(p["dims"])) % 4] if d > 1 else (False, False)
+        G, m = _random_case(rng, d, kind)
+        cases.append((f"random d={d} repeated={kind[0]} missing={kind[1]}", G, m))
+    for label, G, m in cases:
+        d = G.shape[0]
+        rank = D.krylov_matrix(G, m).rank()
+        full, distinct, n_touch, n_eig = _criterion(G, m, drop)
+        agree = (rank == d) == full
+        # finer form implied by the proof: dim K = number of eigenspaces m touches
+        finer = rank == n_touch
+        rows.append({"case": label, "d": d, "krylov_rank": int(rank), "criterion_says_full": bool(full),
+                     "distinct_eigenvalues": bool(distinct), "eigenspaces_touched": int(n_touch),
+                     "n_eigenspaces": int(n_eig), "agree": bool(agree), "dimK_equals_touched": bool(finer)})
+        ok &= agree and finer
+        if not agree and (ce is None or d < ce["d"]):
+            ce = {"d": d, "Gamma": sp.sstr(G), "m": sp.sstr(m.T), "krylov_rank": int(rank)}
+    ev = {"cases": rows, "method": "exact sympy rank of [m, Gm, ..., G^{d-1}m]; criterion from G.eigenvects() "
+                                    "(exact rational eigenspaces); Gamma = Q diag Q^T with Cayley Q"}
+    if ce:
+        ev["counterexample"] = ce
+    ev["findings"] = [{"kind": "typo", "where": "proof of Prop. B.35, second contraposition",
+                       "detail": "'the projection of Delta m onto the eigenspace' should read 'of m' (harmless in the "
+                                 "symmetric setting, Delta m = 2m)"}]
+    return Outcome("verified" if ok else "refuted", ev)
+
+
+reg("prop-b.35", "Krylov dimension criterion", "Prop. B.35",
+    "K = R^d iff Gamma has d distinct eigenvalues and m has a nonzero projection on every eigenspace",
+    _chk_b35, [("no-distinct-condition", "criterion without the 'd distinct eigenvalues' condition")],
+    kind="symbolic", defaults={"lda": N.C2, "trials": 12, "dims": [2, 3, 4], "max_user_d": 20},
+    profiles={"full": {"trials": 40, "dims": [2, 3, 4, 5]}})
+
+
+# ---- Theorem 3.6 ----------------------------------------------------------------------------------
+def _chk_36(p, ctx):
+    cfgs = [("user", p["lda"])] + ([("ROT3", ROT3)] if p.get("extra", True) else [])
+    rows, ok, figs = [], True, []
+    for name, c in cfgs:
+        P = N.LDAProblem.from_params(c)
+        if _symbal(P):
+            return Outcome("inconclusive", {"assumption_violated": _symbal(P), "config": name})
+        d, n = P.d, p["nodes"]
+        PK, dimK = _krylov(P)
+        if dimK == d:
+            return Outcome("inconclusive", {"assumption_violated": "K = R^d: K^perp = {0}", "config": name})
+        PKf = D.projector_numeric(PK)
+        z = ctx.rng("v21", name).standard_normal(d)
+        v = (np.eye(d) - PKf) @ z
+        v *= np.sqrt(d - dimK) / np.linalg.norm(v)
+        if ctx.variant == "v21-in-K":
+            m = np.array([float(x) for x in P.m1])
+            v = m * np.linalg.norm(v) / np.linalg.norm(m)
+        elif ctx.variant == "v21-zero":
+            v = np.zeros(d)
+        th0 = N.pack_theta(np.zeros((d, d)), np.zeros(d), v, 0.0)
+        T, h = p["T"] * (p["T_scale_small"] if d < 5 else 1.0), p["h"]
+        traj = D.rk4(_gradfield(P, n, None), th0, T, h, None, max(1, int(round(T / h / 100))))
+        wst, bst = P.bayes()
+        Rst = float(N.eff_risk(P, N.bayes_zeta(P), 0, n)[0])  # same quadrature as the flow
+        ts = np.array([t for t, _ in traj])
+        dw = np.array([np.linalg.norm(N.phi(P, x)[:d] - wst) for _, x in traj])
+        gap = np.array([float(N.risk_theta(P, x, n)) - Rst for _, x in traj])
+        out = np.array([D.tk_parts(x, d, PKf)[1] for _, x in traj])
+        sc = max(np.linalg.norm(x) for _, x in traj)
+        # quadrature floor: the n-node risk is minimised at w*_n != w*; ||w*_n - w*|| ~ ||grad_w R_n(w*)|| / lambda_min
+        _, gz, Hz = N.eff_risk(P, N.bayes_zeta(P), 2, n)
+        floor = float(np.linalg.norm(gz[:d]) / np.linalg.eigvalsh(Hz[:d, :d])[0])
+        above = np.nonzero(dw > 100 * floor)[0]
+        last = int(above[-1]) if above.size else 0
+        win = np.arange(last // 2, last + 1)
+        fit = D.fit_exp_rate(ts[win], dw[win], ALPHA)
+        gfit = D.fit_exp_rate(ts[win], np.maximum(gap[win], 0), ALPHA)
+        conv = dw[-1] <= 1e-2 * dw[0]
+        rate_ok = fit["rate"] is not None and fit["ci"][0] > 0 and fit["r2"] >= 0.95
+        in_tk = out.max() <= 1e-8 * max(1.0, sc)
+        gap_ok = gap[-1] <= 1e-3 * max(gap[0], 1e-300)
+        thT = traj[-1][1]
+        U, u, vv, v22 = N.unpack_theta(thT, d)
+        rows.append({"config": name, "d": d, "dim_K": dimK, "v21_0": v.tolist(), "T": T, "h": h,
+                     "dist_w_initial": float(dw[0]), "dist_w_final": float(dw[-1]),
+                     "risk_gap_initial": float(gap[0]), "risk_gap_final": float(gap[-1]),
+                     "rate_dist_w": fit, "rate_risk_gap": gfit, "quadrature_floor_dist_w": floor,
+                     "fit_window_t": [float(ts[win[0]]), float(ts[win[-1]])], "max_out_of_T_K": float(out.max()),
+                     "balance_initial": float(D.balance(th0, d)), "balance_final": float(D.balance(thT, d)),
+                     "lower_bound_alpha_nu2": float(np.linalg.eigvalsh(P.arrays()[2])[0] ** 2 * (v @ v)),
+                     "limit_factor_norms": {"U11": float(np.linalg.norm(U)), "v21": float(np.linalg.norm(vv))},
+                     "passed": {"dist_w_decreased_100x": bool(conv), "rate_ci_positive_r2": bool(rate_ok),
+                                "stays_in_T_K": bool(in_tk), "risk_gap_decreased_1000x": bool(gap_ok)}})
+        ok &= conv and rate_ok and in_tk and gap_ok
+        xs, ys = _sub(ts, np.maximum(dw, 1e-16))
+        xg, yg = _sub(ts, np.maximum(gap, 1e-16))
+        figs.append({"title": f"thm-3.6 ({name}, d={d}): convergence from U11=0, v21(0) in K^perp", "xlabel": "t",
+                     "ylabel": "distance / excess risk", "xscale": "linear", "yscale": "log",
+                     "series": [{"label": "||w_t - w*||", "x": xs, "y": ys},
+                                {"label": "R(theta_t) - R*", "x": xg, "y": yg}]})
+    return Outcome("confirmed" if ok else "refuted",
+                   {"configs": rows, "figures": figs,
+                    "rule": "float64 RK4 on the population gradient (GH): ||w_T - w*|| <= 1e-2 ||w_0 - w*||; "
+                            "least-squares rate of log||w_t - w*|| on the second half of the window where ||w_t - w*|| > 100 x the quadrature floor ||grad_w R_n(w*)|| / lambda_min has (1-1e-3) CI > 0 and "
+                            "R^2 >= 0.95; risk gap (same quadrature) drops 1000x; out-of-T_K <= 1e-8 max||theta||"})
+
+
+reg("thm-3.6", "Global exponential convergence on the Krylov subspace", "Thm 3.6 / App. B.12",
+    "From U11 = 0, u12 = 0, v22 = 0, v21(0) in K^perp \\ {0}, the flow converges exponentially to theta_inf in "
+    "T_K with f_theta_inf = f*", _chk_36,
+    [("v21-in-K", "v21(0) = m (in K, hypothesis violated): the trajectory leaves T_K"),
+     ("v21-zero", "v21(0) = 0: stuck at the saddle, no convergence")],
+    defaults={"lda": N.C2, "nodes": 24, "T": 8.0, "h": 0.05, "T_scale_small": 3.0, "extra": True},
+    profiles={"full": {"T": 30.0, "nodes": 40}},
+    assumptions=("m1 = -m_-1", "pi_+ = 1/2", "K != R^d"))
+
+
+# ---- Figure 1 -------------------------------------------------------------------------------------
+def _chk_fig1(p, ctx):
+    P = N.LDAProblem.from_params(p["lda"])
+    bad = []
+    if P.symmetric:
+        bad.append("m1 != -m_-1 (Theta1^reg)")
+    if P.balanced:
+        bad.append("pi_+ != 1/2 (Theta2 construction of Lemma B.3 case 1)")
+    if bad:
+        return Outcome("inconclusive", {"assumption_violated": bad})
+    d, n = P.d, p["nodes"]
+    th1, th2 = N.construct_theta1(P), N.construct_theta2(P)
+    z1, z2 = N.phi(P, th1), N.phi(P, th2)
+    ev = {"initialisations": {
+        "Theta1": "numerics.lda.construct_theta1 (r = 0, w = w*, b = b*, s != 0; u12 = 1)",
+        "Theta2": "Lemma B.3 case 1 = Table 3 row theta^(2): U11 = I, u12 = -dm/2, v21 = Gamma^-1 w*, "
+                  "v22 = (v21^T m_-1 + pi v21^T dm - b*)/(1 - 2 pi)  [eq. (7): b + r sigma(s0) = b*; the brief's "
+                  "(b* - v21^T m_-1 - pi v21^T dm)/(1 - 2 pi) has the opposite sign]",
+        "theta1": th1.tolist(), "theta2": th2.tolist(), "zeta1": z1.tolist(), "zeta2": z2.tolist(),
+        "dist_E1(theta1)": N.dist_E1(P, z1), "dist_E2(theta2)": N.dist_E2(P, z2),
+        "perturbation": f"{p['eps']} * N(0, I) in attention coordinates"},
+        "findings": [{"kind": "garbled source (conversion)", "where": "Table 3, row theta^(1)",
+                      "detail": "entries unreadable (U11 shows '1 0 / 2b*', u12 '10 10', v21 '2b 0', v22 '-b*'); "
+                                "consistent reading v21 = (2b*, 0), v22 = -b* gives b = b*, r = 0 on C1; the Theta1 "
+                                "start here is numerics.lda.construct_theta1, an equivalent Theta1^reg point"},
+                     {"kind": "checked, no discrepancy", "where": "Table 3, row theta^(2), v22",
+                      "detail": "(v21^T m_-1 - b* + pi v21^T dm)/(1 - 2 pi) agrees with eq. (7) and Lemma B.3 case 1"}],
+        "protocol": f"population GD (GH, {n} nodes per projected direction), step {p['step']}, {p['steps']} steps"
+                    + ("" if p["step"] == 1e-4 else " (quick: larger step and shorter horizon than the paper's 1e-4)")}
+    res, figs = {}, []
+    for lab, th, dist in (("Theta1", th1, N.dist_E1), ("Theta2", th2, N.dist_E2)):
+        th0 = th + p["eps"] * ctx.rng("pert", lab).standard_normal(th.size)
+        out = N.gradient_descent(P, th0, p["step"], p["steps"], n=n, record_every=max(1, p["steps"] // 200))
+        t = np.array([k * p["step"] for k, _, _ in out])
+        ds = np.array([dist(P, N.phi(P, x)) for _, x, _ in out])
+        m = (t >= 0.1 * t[-1]) & (ds > p["floor"])
+        fit = D.fit_exp_rate(t[m], ds[m], ALPHA)
+        res[lab] = {"fit": fit, "dist_initial": float(ds[0]), "dist_final": float(ds[-1])}
+        figs.append({"label": f"dist to E{lab[-1]} from near {lab}", "x": t.tolist(), "y": ds.tolist()})
+    r1, r2 = res["Theta1"]["fit"], res["Theta2"]["fit"]
+    if ctx.variant == "reversed":
+        ok = r2["rate"] is not None and r1["rate"] is not None and r2["ci"][0] > 0 and r2["ci"][0] > r1["ci"][1]
+    else:
+        ok = (r1["rate"] is not None and r1["ci"][0] > 0 and r1["r2"] >= 0.9
+              and (r2["rate"] is None or r1["ci"][0] > r2["ci"][1]))
+    ev.update({"runs": res, "rate_Theta1": r1["rate"], "rate_Theta2": r2["rate"],
+               "rule": "fit log dist vs t (t = k*step) on t >= 0.1 T and dist > floor; Theta1 rate (1-1e-3) CI > 0, "
+                       "R^2 >= 0.9 and its lower CI end above the Theta2 rate's upper CI end",
+               "figures": [{"title": "fig-1: effective distance under population GD (C1)", "xlabel": "t = k * step",
+                            "ylabel": "distance to E1 / E2", "xscale": "linear", "yscale": "log",
+                            "series": [dict(s, **dict(zip(("x", "y"), _sub(s["x"], s["y"])))) for s in figs]}]})
+    return Outcome("confirmed" if ok else "refuted", ev)
+
+
+reg("fig-1", "GD converges exponentially near Theta1, markedly slower near Theta2", "Fig. 1 / Table 3 / App. B.13",
+    "Population GD from 1e-6-perturbations of a Theta1 point and a Theta2 point: distance to E1 decays "
+    "exponentially, distance to E2 markedly slower", _chk_fig1,
+    [("reversed", "claims the Theta2 rate exceeds the Theta1 rate")], kind="experiment",
+    defaults={"lda": N.C1, "step": 0.5, "steps": 800, "nodes": 40, "eps": 1e-6, "floor": 1e-9},
+    profiles={"full": {"step": 1e-4, "steps": 600000}},
+    assumptions=("m1 != -m_-1", "pi_+ != 1/2"))
+
+
+# ---- Figures 4 and 5 --------------------------------------------------------------------------------
+def _sgd_runs(P, p, ctx, kind, step):
+    d, n = P.d, p["nodes"]
+    Rst = float(N.eff_risk(P, N.bayes_zeta(P), 0, n)[0])
+    runs = []
+    for r in range(p["replicates"]):
+        rng = ctx.rng("init", kind, r)
+        if kind == "fig-4":
+            th0 = rng.standard_normal(N.theta_size(d))
+        else:
+            th0 = N.pack_theta(np.zeros((d, d)), np.zeros(d), rng.standard_normal(d), 0.0)
+        _, curve = D.sgd_fast(P, th0, step, p["steps"], p["batch"], ctx.rng("sgd", kind, r), p["eval_every"], n)
+        k = np.array([c[0] for c in curve])
+        ex = np.array([c[1] for c in curve]) - Rst
+        runs.append((k, ex))
+    return runs, Rst
+
+
+def _fig_spec(title, runs):
+    series = []
+    for i, (k, ex) in enumerate(runs):
+        xs, ys = _sub(k, np.maximum(ex, 1e-12))
+        series.append({"label": f"replicate {i}", "x": xs, "y": ys})
+    return {"title": title, "xlabel": "SGD step", "ylabel": "excess population risk", "xscale": "linear",
+            "yscale": "log", "series": series}
+
+
+def _tail(ex, frac=0.1):
+    return float(np.mean(ex[-max(1, int(round(frac * len(ex)))):]))
+
+
+def _chk_fig5(p, ctx):
+    P = N.LDAProblem.from_params(p["lda"])
+    if _symbal(P):
+        return Outcome("inconclusive", {"assumption_violated": _symbal(P)})
+    step = 0.0 if ctx.variant == "step-zero" else p["step"]
+    runs, Rst = _sgd_runs(P, p, ctx, "fig-5", step)
+    rows, ok = [], True
+    for k, ex in runs:
+        fin = _tail(ex)
+        passed = fin <= ex[0] / 10 and fin <= p["threshold"]
+        ok &= passed
+        rows.append({"initial_excess": float(ex[0]), "final_excess_tail_mean": fin, "passed": bool(passed)})
+    return Outcome("confirmed" if ok else "refuted", {
+        "runs": rows, "bayes_risk_quadrature": Rst,
+        "protocol": f"online SGD, step {step}, batch {p['batch']}, {p['steps']} steps, fresh samples; effective "
+                    f"predictor w^T x + b + r sigma(s0 + s^T x); population risk by projected GH ({p['nodes']} nodes) "
+                    f"every {p['eval_every']} steps; init U11 = 0, u12 = 0, v22 = 0, v21 ~ N(0, I)",
+        "rule": f"every replicate: mean excess risk over the last 10% of checkpoints <= initial/10 and <= "
+                f"{p['threshold']}",
+        "figures": [_fig_spec("fig-5: SGD from U11=0, u12=0, v22=0, v21~N(0,I) (C2)", runs)]})
+
+
+def _chk_fig4(p, ctx):
+    P = N.LDAProblem.from_params(p["lda"])
+    if _symbal(P):
+        return Outcome("inconclusive", {"assumption_violated": _symbal(P)})
+    r4, Rst = _sgd_runs(P, p, ctx, "fig-4", p["step"])
+    r5, _ = _sgd_runs(P, p, ctx, "fig-5", p["step"])
+    rows, ok = [], True
+    for (k4, e4), (k5, e5) in zip(r4, r5):
+        h = len(k4) // 2
+        a4, a5 = float(np.mean(e4[h:])), float(np.mean(e5[h:]))
+        passed = (a4 < a5) if ctx.variant == "reversed" else (a5 < a4)
+        ok &= passed
+        rows.append({"fig4_initial_excess": float(e4[0]), "fig4_final_excess": float(e4[-1]),
+                     "fig4_second_half_mean": a4, "fig5_final_excess": float(e5[-1]), "fig5_second_half_mean": a5,
+                     "passed": bool(passed)})
+    return Outcome("confirmed" if ok else "refuted", {
+        "runs": rows, "bayes_risk_quadrature": Rst,
+        "protocol": f"online SGD, step {p['step']}, batch {p['batch']}, {p['steps']} steps; fig-4 init: all "
+                    f"entries N(0,1); paired with fig-5 init (U11=0,u12=0,v22=0,v21~N(0,I))",
+        "rule": "every replicate pair: mean excess risk over the second half of the checkpoints is lower for the "
+                "fig-5 initialisation than for the all-Gaussian one (matched steps)",
+        "figures": [_fig_spec("fig-4: SGD from all-Gaussian initialisation (C2)", r4),
+                    _fig_spec("fig-4 vs fig-5 (paired): fig-5 initialisation", r5)]})
+
+
+SGD_DEFAULTS = {"lda": N.C2, "step": 1e-2, "steps": 2000, "batch": 64, "eval_every": 50, "nodes": 24,
+                "replicates": 2, "threshold": 0.01}
+SGD_FULL = {"steps": 20000, "eval_every": 200, "replicates": 5}
+
+reg("fig-5", "SGD from U11=0, u12=0, v22=0, v21~N(0,I) reaches near-Bayes risk", "Fig. 5 / App. B.13",
+    "d = 20 (C2), SGD step 1e-2: rapid decrease toward a small excess risk", _chk_fig5,
+    [("step-zero", "same run with step size 0")], kind="experiment", defaults=SGD_DEFAULTS,
+    profiles={"full": SGD_FULL}, assumptions=("m1 = -m_-1", "pi_+ = 1/2"))
+
+reg("fig-4", "All-Gaussian initialisation approaches the Bayes risk with difficulty", "Fig. 4 / App. B.13",
+    "d = 20 (C2), SGD step 1e-2 from all-Gaussian parameters: excess risk stays above the fig-5 run at matched steps",
+    _chk_fig4, [("reversed", "claims the all-Gaussian run is below the fig-5 run")], kind="experiment",
+    defaults=SGD_DEFAULTS, profiles={"full": SGD_FULL}, assumptions=("m1 = -m_-1", "pi_+ = 1/2"))
