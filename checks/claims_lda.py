@@ -147,6 +147,8 @@ reg("lemma-b.3", "A single head realises the Bayes score (explicit constructions
 
 
 def _chk_b8(p, ctx):
+    """Decides the lemma's content (Df as printed, D^2 f with the cross term doubled); the printed
+    D^2 display is a typo, recorded as a finding and refuted separately by the 'as-printed' control."""
     ds = T.lemma_b8_derivations(p["sym_dim"], ctx.variant)
     if ctx.variant:
         ds = [ds[2]]
@@ -154,8 +156,8 @@ def _chk_b8(p, ctx):
     ev = {"symbolic": rows}
     if ctx.variant:
         return Outcome("refuted" if ref else "verified" if ok else "inconclusive", ev)
-    st = [r["status"] for r in rows]
-    if st[1] == "refuted" and st[0] == "proven" and st[2] == "proven":
+    content = [rows[0], rows[2]]
+    if rows[1]["status"] == "refuted":
         ev["findings"] = [{"kind": "typo (coefficient)", "where": "Lemma B.8, display of D^2 f_theta[h,h]",
                            "detail": "the cross term (dv21^T dm + 2 dv22) sigma'(z)(2 du12 + dU11 dm)^T x must carry a "
                                      "factor 2 (d^2/deps^2 of r(eps) sigma(z(eps)) gives 2 r' sigma' z'); the printed "
@@ -163,12 +165,15 @@ def _chk_b8(p, ctx):
                            "counterexample": rows[1].get("counterexample"),
                            "impact": "none on the results: D^2 f enters only multiplied by sigma(f)-eta, which vanishes "
                                      "at Bayes points (Prop. B.12)"}]
-    return Outcome("refuted" if ref else "verified" if ok else "inconclusive", ev)
+    if any(r["status"] == "refuted" for r in content):
+        return Outcome("refuted", ev)
+    return Outcome("verified" if all(r["status"] == "proven" for r in content) else "inconclusive", ev)
 
 
 reg("lemma-b.8", "First and second variations of f_theta", "Lemma B.8",
-    "Df_theta[h] and D^2 f_theta[h,h] as displayed", _chk_b8,
-    [("dropped-2", "corrected D^2 with the bilinear term 2 dv^T Gamma dU^T x halved")], kind="symbolic",
+    "Df_theta[h] as displayed; D^2 f_theta[h,h] as displayed up to a typo (the cross term carries a factor 2)", _chk_b8,
+    [("dropped-2", "corrected D^2 with the bilinear term 2 dv^T Gamma dU^T x halved"),
+     ("as-printed", "the printed D^2 display (cross term once)")], kind="symbolic",
     defaults={"sym_dim": 1}, profiles={"full": {"sym_dim": 2}}, derivations=lambda: T.lemma_b8_derivations(1))
 
 
@@ -466,11 +471,23 @@ def _chk_35(p, ctx):
     traj = N.gradient_flow_rk4(P, th0, p["T"], p["h"], n=40, record_every=max(1, int(p["T"] / p["h"] / 20)))
     ts = [t for t, _ in traj]
     ds_ = [N.dist_E1(P, N.phi(P, x)) for _, x in traj]
-    rate, r2 = _fit_rate(ts[len(ts) // 3:], ds_[len(ds_) // 3:])
-    ev.update({"flow": {"t": ts, "dist_E1": ds_, "fitted_rate": rate, "r2": r2,
-                        "smallest_normal_eigenvalue": float(smin)},
+    # numerical floor: the same integrator and quadrature started exactly at theta* (the quadrature
+    # risk's minimiser sits slightly off E1); the rate is fitted where the distance is > 10 x floor
+    ref = N.gradient_flow_rk4(P, th, p["T"], p["h"], n=40, record_every=max(1, int(p["T"] / p["h"] / 20)))
+    floor = max(N.dist_E1(P, N.phi(P, x)) for _, x in ref)
+    keep = [i for i in range(len(ts)) if ds_[i] > 10 * floor]
+    keep = keep[2 * len(keep) // 3:] if len(keep) >= 9 else keep
+    rate, r2 = _fit_rate([ts[i] for i in keep], [ds_[i] for i in keep]) if len(keep) >= 3 else (0.0, 0.0)
+    ev.update({"flow": {"t": ts, "dist_E1": ds_, "fitted_rate": rate, "r2": r2, "numerical_floor": floor,
+                        "points_fitted": len(keep), "smallest_normal_eigenvalue": float(smin),
+                        "rate_over_smallest_eigenvalue": rate / float(smin) if smin else None},
+               "figures": [{"title": "thm-3.5: gradient flow from a perturbed theta* (C1)", "xlabel": "t",
+                            "ylabel": "distance to E1", "yscale": "log",
+                            "series": [{"label": "dist_E1", "x": ts, "y": ds_},
+                                       {"label": "numerical floor (flow from theta*)", "x": ts, "y": [floor] * len(ts)}]}],
                "rule": "nullity == d^2+d-1 (eigenvalues < 1e-6 x scale after a float64 construction, others > 1e-6 and "
-                       "positive); flow: final dist_E1 < 0.1 x initial and log-linear fit R^2 > 0.95"})
+                       "positive); flow: final dist_E1 < 0.1 x initial, and on the points above 10 x the numerical "
+                       "floor (last third: the asymptotic regime) a log-linear fit with R^2 > 0.95 and rate > 0"})
     conv = ds_[-1] < 0.1 * ds_[0] and r2 > 0.95 and rate > 0
     return Outcome("confirmed" if ok and conv else "refuted", ev)
 

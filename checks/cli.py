@@ -115,6 +115,8 @@ def _table(results):
         n = len(r["negative_controls"])
         k = sum(c["refuted"] for c in r["negative_controls"])
         flag = "" if k == n else "  <- control survived"
+        if r.get("findings"):
+            flag += f"  ({len(r['findings'])} finding(s) about the paper)"
         lines.append(f"{r['id']:28s} {r['verdict']:13s} {k}/{n:<7d} {r['seconds']:8.1f}{flag}")
     return "\n".join(lines)
 

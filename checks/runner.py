@@ -68,6 +68,7 @@ def run_claim(claim_id: str, profile: str = "quick", seed: int = 0, overrides: d
     return {"id": claim.id, "title": claim.title, "source": claim.source, "section": claim.section,
             "kind": claim.kind, "statement": claim.statement, "assumptions": list(claim.assumptions),
             "parameters": _jsonable(params), "verdict": out.verdict, "evidence": _jsonable(out.evidence),
+            "findings": _jsonable(out.evidence.get("findings", [])),
             "negative_controls": controls, "seconds": round(time.perf_counter() - t0, 3)}
 
 

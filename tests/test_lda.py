@@ -93,8 +93,8 @@ def test_claims_and_controls(cid):
     assert r["negative_controls"] and all(c["refuted"] for c in r["negative_controls"])
 
 
-def test_lemma_b8_printed_second_variation_is_refuted_with_finding():
+def test_lemma_b8_typo_is_a_finding_and_the_printed_form_is_refuted():
     from checks.runner import run_claim
     r = run_claim("lemma-b.8", profile="quick", seed=1)
-    assert r["verdict"] == "refuted" and r["evidence"]["findings"]
-    assert all(c["refuted"] for c in r["negative_controls"])
+    assert r["verdict"] == "verified" and r["findings"] and r["findings"][0]["kind"].startswith("typo")
+    assert {c["id"]: c["verdict"] for c in r["negative_controls"]} == {"dropped-2": "refuted", "as-printed": "refuted"}

@@ -328,6 +328,8 @@ def lemma_b8_derivations(d: int = 2, variant=None):
     two = 1 if variant == "dropped-2" else 2
     st2_paper = 2 * (dv.T * G * dU.T * x)[0, 0] + dr * sp1 * ds + r * sp2 * ds ** 2
     st2_fixed = two * (dv.T * G * dU.T * x)[0, 0] + 2 * dr * sp1 * ds + r * sp2 * ds ** 2
+    if variant == "as-printed":
+        st2_fixed = st2_paper
     tag = f" [control {variant}]" if variant else ""
     return [Derivation(name=f"Lemma B.8 Df_theta[h], d={d}", source=f"{SRC}, Lemma B.8",
                        derived=D1, stated=st1, assumptions=("h = (dv21, dv22, dU11, du12)",)),
