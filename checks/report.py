@@ -98,7 +98,7 @@ _CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#22
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}
 .verified,.confirmed{color:#060}.refuted,.error{color:#a00;font-weight:bold}.inconclusive{color:#a60}
 pre{background:#f6f6f6;padding:6px;max-height:360px;overflow:auto;font-size:12px}
-figure{display:inline-block;margin:4px}"""
+figure{display:inline-block;margin:4px}.ctlok{color:#060}.ctlbad{color:#a00;font-weight:bold}"""
 
 
 def write_report(doc: dict, path: str) -> int:
@@ -120,7 +120,8 @@ def write_report(doc: dict, path: str) -> int:
                 figs.append(f"<figure><img alt='{html.escape(spec.get('title', 'figure'))}' "
                             f"src='data:image/png;base64,{png}'><figcaption>{html.escape(spec.get('title', ''))}</figcaption></figure>")
         ctrl = "".join(f"<li><b>{html.escape(c['id'])}</b>: {html.escape(c['description'])} &rarr; "
-                       f"<span class='{c['verdict']}'>{c['verdict']}</span></li>" for c in r["negative_controls"])
+                       f"<span class='{'ctlok' if c['refuted'] else 'ctlbad'}'>{c['verdict']}"
+                       f"{'' if c['refuted'] else ' (control survived: verifier failure)'}</span></li>" for c in r["negative_controls"])
         ev = {k2: v for k2, v in r.get("evidence", {}).items() if k2 not in ("figures", "figure")}
         sections.append(
             f"<h3 id='{html.escape(r['id'])}'>{html.escape(r['id'])}: {html.escape(r.get('title', ''))}</h3>"
@@ -136,7 +137,10 @@ def write_report(doc: dict, path: str) -> int:
             f"{len(doc['claims'])} claims; {'complete' if complete else 'INCOMPLETE: some checks errored'}.</p>"
             f"<h2>Environment</h2><pre>{html.escape(json.dumps(env, indent=1))}</pre>"
             f"<h2>Verdicts</h2><table><tr><th>claim</th><th>verdict</th><th>controls refuted</th><th>source</th><th>s</th></tr>"
-            + "".join(rows) + "</table><h2>Claims</h2>" + "".join(sections) + "</body></html>")
+            + "".join(rows) + "</table><h2>Claims</h2>" + "".join(sections)
+            + "<script>window.addEventListener('load',function(){var n=0;"
+              "document.querySelectorAll('img').forEach(function(i){if(i.naturalWidth>0)n++;});"
+              "document.body.setAttribute('data-figures-rendered',String(n));});</script></body></html>")
     with open(path, "w") as fh:
         fh.write(page)
     return nfig
