@@ -1,0 +1,783 @@
+"""Section 4 / Appendix C claims: Bayes denoiser, single vs two heads, linear-attention gap,
+denoising-to-clustering transition, residual in-context denoising, Figs. 2 and 3.
+
+Every check is one code path: ``ctx.variant`` selects a deliberately wrong variant (negative
+control), which the same rule must refute.  Symbolic identities are decided by
+``Derivation.decide`` (numeric counterexample search, then exact simplification); numeric claims
+use precision-derived residual tolerances or rules stated in the claim before any number is seen.
+"""
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+from functools import lru_cache
+
+import mpmath as mpm
+import numpy as np
+import sympy as sp
+
+from numerics.attention import softmax_attention_mp
+from numerics.denoising import (DenoisingTask, bayes_denoiser, bayes_denoiser_mp,
+                                best_linear_map_mp, linear_excess_risk_mp,
+                                linear_map_excess_risk_mp, optimise_heads, sgd_heads, iterate_denoiser,
+                                u_iterates, u_lambda)
+from numerics.errors import InputError
+from numerics.mixture import parse_number
+from numerics.precision import to_mpf as _mp, workdps
+from theory import denoising as TD
+
+from .registry import Claim, Control, Outcome, register
+from .rules import residual_test
+
+FIG2 = {"m1": [3, 0], "m2": [0, 3], "gamma": 1, "xi": 2, "pi1": "0.5"}
+DEGEN = {"m1": [3, 0], "m2": [0, 3], "gamma": 0, "xi": 2, "pi1": "0.5"}
+SEC = "denoising"
+SRC = "Gabet-Boursier-Boyer 2026"
+
+
+def _s(x, n=30):
+    return mpm.nstr(x, n) if isinstance(x, (mpm.mpf, mpm.mpc)) else str(x)
+
+
+@lru_cache(maxsize=None)
+def _decide(key: str):
+    """Decide a derivation built by ``_BUILDERS[key]`` once per process (controls reuse it)."""
+    t0 = time.perf_counter()
+    ds = _BUILDERS[key]()
+    ds = ds if isinstance(ds, list) else [ds]
+    out = []
+    for d in ds:
+        v, info = d.decide(seed=1, digits=30)
+        out.append({"derivation": d.name, "source": d.source, "decision": v, **info})
+    return out, round(time.perf_counter() - t0, 2)
+
+
+_BUILDERS = {
+    "c1": lambda: [TD.prop_c1_derivation(), TD.tweedie_derivation()],
+    "c1-no-offset": lambda: TD.prop_c1_derivation(offset=False),
+    "display": lambda: TD.attention_display_derivation(),
+    "eq11": lambda: TD.eq11_derivation(),
+    "eq11-unequal": lambda: TD.eq11_derivation(equal_norm=False),
+    "one-head": lambda: TD.prop_c4_one_head_derivation(),
+    "c5": lambda: TD.prop_c5_derivations(2),
+    "c5-swap-U": lambda: TD.prop_c5_derivations(2, "swap-U")[0],
+    "c5-flip-B": lambda: TD.prop_c5_derivations(2, "flip-B")[1],
+    "c3": lambda: TD.prop_c3_derivations(),
+    "c3-U-scale": lambda: TD.prop_c3_derivations("U-scale"),
+    "4.4": lambda: TD.prop_4_4_derivation(),
+    "4.4-unequal": lambda: TD.prop_4_4_derivation(equal_norm=False),
+    "c7": lambda: TD.lemma_c7_derivation(),
+    "c7-no-pushforward": lambda: TD.lemma_c7_derivation(pushforward=False),
+}
+
+
+def _symbolic(keys):
+    rows, secs = [], 0.0
+    for k in keys:
+        r, t = _decide(k)
+        rows += r
+        secs += t
+    status = "proven" if all(r["decision"] == "proven" for r in rows) else (
+        "refuted" if any(r["decision"] == "refuted" for r in rows) else "unproven")
+    return status, rows, round(secs, 2)
+
+
+def _task(params, where="denoising") -> DenoisingTask:
+    return DenoisingTask.from_params({k: params[k] for k in ("m1", "m2", "gamma", "xi", "pi1")}, where)
+
+
+def _sym_task(t: DenoisingTask):
+    m1 = sp.Matrix([sp.Rational(v.numerator, v.denominator) for v in t.m1])
+    m2 = sp.Matrix([sp.Rational(v.numerator, v.denominator) for v in t.m2])
+    r = lambda f: sp.Rational(f.numerator, f.denominator)
+    return m1, m2, r(t.gamma), r(t.xi), r(t.pi1)
+
+
+def _mp_mat(M, dps):
+    with workdps(dps):
+        return mpm.matrix([[mpm.mpf(sp.N(M[i, j], dps + 10)) for j in range(M.cols)] for i in range(M.rows)])
+
+
+def _queries(rng, d, n, scale=4.0):
+    return [[Fraction(int(v), 8) for v in rng.integers(-8 * int(scale), 8 * int(scale) + 1, size=d)] for _ in range(n)]
+
+
+def _heads_residual(task: DenoisingTask, heads_sym, queries, dps=50):
+    """max_z |sum_h T_h[mu_Z](z) - f*(z)| at dps digits, heads given exactly (SymPy)."""
+    mix = task.noisy_mixture()
+    worst = _mp(0)
+    with workdps(dps):
+        Hs = [(_mp_mat(U, dps), _mp_mat(V, dps)) for U, V in heads_sym]
+        for z in queries:
+            out = None
+            for U, V in Hs:
+                o = softmax_attention_mp(mix, U, V, z, dps)
+                out = o if out is None else out + o
+            f = bayes_denoiser_mp(task, z, dps)
+            worst = max(worst, max(abs(out[i] - f[i]) for i in range(task.d)))
+    return worst
+
+
+def _findings(*items):
+    return [i for i in items if i]
+
+
+# ---------------------------------------------------------------------------------------------
+def _check_c1(params, ctx):
+    keys = ["c1", "display"] if ctx.variant is None else ["c1-no-offset"]
+    status, rows, secs = _symbolic(keys)
+    # numeric cross-check at the configured task: the conditioning formula (SymPy, exact inputs)
+    # against numerics' eq. (10), plus the posterior mean by direct quadrature over X | Z = z
+    t = _task(params)
+    ev = {"derivations": rows, "symbolic_seconds": secs}
+    if t.d <= 4:
+        d = t.d
+        m1, m2, g, x, p = _sym_task(t)
+        z = sp.Matrix(sp.symbols(f"z_1:{d + 1}"))
+        der = TD.bayes_denoiser_conditioning([p, 1 - p], [m1, m2], g**2 * sp.eye(d), x, z)
+        if ctx.variant == "dropped-offset":
+            der = TD.eq10_stated([p, 1 - p], [m1, m2], g**2 * sp.eye(d), x, z, offset=False)
+        rng = ctx.rng("queries")
+        worst = _mp(0)
+        with workdps(40):
+            for q in _queries(rng, d, 4):
+                val = der.subs({z[i]: sp.Rational(q[i].numerator, q[i].denominator) for i in range(d)})
+                f = bayes_denoiser_mp(t, q, 40)
+                worst = max(worst, max(abs(mpm.mpf(sp.N(val[i], 50)) - f[i]) for i in range(d)))
+        rt = residual_test(worst, 40, scale=10)
+        ev["numeric_at_config"] = rt
+        if not rt["passed"]:
+            status = "refuted"
+    verdict = {"proven": "verified", "refuted": "refuted", "unproven": "inconclusive"}[status]
+    if ctx.variant == "dropped-offset" and t.equal_norm and status != "refuted":
+        ev["note"] = "with equal norms the offsets cancel; the symbolic generic check still decides"
+    return Outcome(verdict, ev)
+
+
+register(Claim(
+    id="prop-c.1", title="Bayes denoiser of a Gaussian mixture (eq. (10)) and its attention analogue",
+    source=f"{SRC}, Prop. C.1, eq. (10), Sec. 4.1 display",
+    statement="E[X|Z=z] = Gamma S^-1 z + xi^2 S^-1 sum_k beta_k(z) m_k with beta_k the posterior "
+              "probabilities; equals Tweedie's z + xi^2 grad log p_Z; T_{U,V}[mu_Z](z) = V S U z + V sum alpha_k m_k.",
+    section=SEC, check=_check_c1, kind="symbolic",
+    assumptions=("X ~ sum_k pi_k N(m_k, Gamma)", "Z = X + N(0, xi^2 I) independent", "S = Gamma + xi^2 I"),
+    defaults=dict(FIG2), profiles={"quick": {}, "full": {}},
+    controls=(Control("dropped-offset", "eq. (10) without the offsets -m_k^T S^-1 m_k / 2 (generic means)"),),
+    derivations=lambda: [TD.prop_c1_derivation(), TD.tweedie_derivation(), TD.attention_display_derivation()],
+))
+
+
+# ---------------------------------------------------------------------------------------------
+def _check_c2(params, ctx):
+    t = _task(params)
+    if ctx.variant == "gamma-zero-low-noise":
+        t = t.with_(gamma=0)
+    dps = 40
+    rng = ctx.rng("z")
+    z = _queries(rng, t.d, 1)[0]
+    z = [v if v != 0 else Fraction(1, 3) for v in z]
+    with workdps(dps):
+        prior = [t.pi1 * a + (1 - t.pi1) * b for a, b in zip(t.m1, t.m2)]
+        hi, lo = [], []
+        xis_hi = [Fraction(10) ** j for j in range(1, 6)]
+        xis_lo = [Fraction(1, 10**j) for j in range(1, 6)]
+        for x in xis_hi:
+            f = bayes_denoiser_mp(t.with_(xi=x), z, dps)
+            hi.append(max(abs(f[i] - _mp(prior[i].numerator) / prior[i].denominator) for i in range(t.d)))
+        for x in xis_lo:
+            f = bayes_denoiser_mp(t.with_(xi=x), z, dps)
+            lo.append(max(abs(f[i] - _mp(z[i].numerator) / z[i].denominator) for i in range(t.d)))
+    # rule fixed in advance: errors strictly decrease, fitted log-log slope within 0.2 of the
+    # predicted O(xi^-2) (high noise) / O(xi^2) (low noise) rate, last error < 1e-6
+    def rule(xs, errs, pred):
+        e = np.array([float(v) for v in errs])
+        if np.any(e <= 0):
+            return {"passed": bool(np.all(e < 1e-30)), "errors": [_s(v, 6) for v in errs]}
+        sl = float(np.polyfit(np.log([float(x) for x in xs]), np.log(e), 1)[0])
+        ok = bool(np.all(np.diff(e) < 0) and abs(sl - pred) <= 0.2 and e[-1] < 1e-6)
+        return {"passed": ok, "slope": round(sl, 4), "predicted_slope": pred, "errors": [_s(v, 6) for v in errs],
+                "xi": [str(x) for x in xs]}
+    rh = rule(xis_hi, hi, -2.0)
+    rl = rule(xis_lo, lo, 2.0)
+    lim = {k: str(v) for k, v in TD.remark_c2_limits().items()}
+    ev = {"query": [str(v) for v in z], "high_noise": rh, "low_noise": rl, "symbolic_limits": lim,
+          "gamma": str(t.gamma)}
+    if t.gamma == 0:
+        ev["note"] = "Gamma = 0: f* is the posterior barycenter, which tends to the nearest mean, not z"
+    return Outcome("confirmed" if rh["passed"] and rl["passed"] else "refuted", ev)
+
+
+register(Claim(
+    id="remark-c.2", title="High- and low-noise limits of the Bayes denoiser",
+    source=f"{SRC}, Remark C.2", section=SEC, check=_check_c2, kind="numeric",
+    statement="xi -> oo: f*(z) -> sum_k pi_k m_k; xi -> 0 with Gamma positive definite: f*(z) -> z "
+              "(not for Gamma = 0).",
+    assumptions=("fixed z, means, Gamma", "Gamma positive definite for the low-noise limit"),
+    defaults=dict(FIG2), profiles={"quick": {}, "full": {}},
+    controls=(Control("gamma-zero-low-noise", "the low-noise limit with Gamma = 0 (assumption dropped)"),),
+    derivations=lambda: [],
+))
+
+
+# ---------------------------------------------------------------------------------------------
+def _check_eq11(params, ctx):
+    t = _task(params)
+    if not t.equal_norm and ctx.variant is None:
+        return Outcome("inconclusive", {"assumption_violated": "||m1|| != ||m2|| in the configuration"})
+    status, rows, secs = _symbolic(["eq11"] if ctx.variant is None else ["eq11-unequal"])
+    ev = {"derivations": rows, "symbolic_seconds": secs}
+    tt = t if ctx.variant is None else t.with_(m2=[v * 2 for v in t.m2])
+    # numeric: eq. (11) (no offsets) against eq. (10) at the configured task, 40 digits
+    worst = _mp(0)
+    with workdps(40):
+        s = tt.s
+        for z in _queries(ctx.rng("z"), tt.d, 4):
+            f = bayes_denoiser_mp(tt, z, 40)
+            z = [_mp(v) for v in z]
+            sc = [mpm.log(_mp(p)) + mpm.fsum(_mp(a) * b for a, b in zip(m, z)) / _mp(s)
+                  for p, m in ((tt.pi1, tt.m1), (1 - tt.pi1, tt.m2))]
+            b1 = 1 / (1 + mpm.exp(sc[1] - sc[0]))
+            g = [_mp(tt.gamma**2 / s) * z[i] + _mp(tt.xi**2 / s) * (b1 * _mp(tt.m1[i]) + (1 - b1) * _mp(tt.m2[i])) for i in range(tt.d)]
+            worst = max(worst, max(abs(f[i] - g[i]) for i in range(tt.d)))
+    rt = residual_test(worst, 40, scale=10)
+    ev["numeric_at_config"] = rt
+    ok = status == "proven" and rt["passed"]
+    return Outcome("verified" if ok else ("refuted" if status == "refuted" or not rt["passed"] else "inconclusive"), ev)
+
+
+register(Claim(
+    id="eq-11", title="Equal-norm form of the Bayes denoiser",
+    source=f"{SRC}, Sec. 4.1, eq. (11)", section=SEC, check=_check_eq11, kind="symbolic",
+    statement="With Gamma = gamma^2 I and ||m1|| = ||m2||: f*(z) = gamma^2/(gamma^2+xi^2) z + "
+              "xi^2/(gamma^2+xi^2) sum beta_k m_k, beta = softmax(log pi_k + m_k^T z / (gamma^2+xi^2)).",
+    assumptions=("Gamma = gamma^2 I", "||m1|| = ||m2||"), defaults=dict(FIG2), profiles={"quick": {}, "full": {}},
+    controls=(Control("unequal-norms", "drop ||m1|| = ||m2|| (m2 scaled by 2 / generic unequal norms)"),),
+    derivations=lambda: [TD.eq11_derivation()],
+))
+
+
+# ---------------------------------------------------------------------------------------------
+def _two_heads_sym(t: DenoisingTask, variant=None):
+    m1, m2, g, x, _p = _sym_task(t)
+    if t.collinear:
+        U1, V1, U2, V2 = TD.prop_c5_heads_opposite(m1, g, x, variant)
+    else:
+        U1, V1, U2, V2 = TD.prop_c5_heads_noncollinear(m1, m2, g, x, variant)
+    return [(U1, V1), (U2, V2)]
+
+
+def _check_thm41(params, ctx):
+    t = _task(params)
+    if not t.equal_norm:
+        return Outcome("inconclusive", {"assumption_violated": "||m1|| != ||m2|| in the configuration"})
+    if t.gamma == 0:
+        return Outcome("inconclusive", {"assumption_violated": "gamma = 0 (see prop-c.3)"})
+    if t.collinear and t.m1 != tuple(-v for v in t.m2):
+        return Outcome("inconclusive", {"assumption_violated": "collinear means that are not opposite"})
+    ev = {}
+    qs = _queries(ctx.rng("z"), t.d, 4)
+    # (a) two heads exact at the configured task, exact rational/algebraic heads, 50 digits
+    r2 = _heads_residual(t, _two_heads_sym(t), qs, 50)
+    ev["two_heads_residual"] = residual_test(r2, 50, scale=10)
+    # (b) one head at gamma^2 = xi^2 (U = S^-1, V = I/2): symbolic proof; and the same head at the
+    #     configured gamma (control 'one-head-at-config'), which must fail when gamma != xi
+    status, rows, secs = _symbolic(["one-head"])
+    ev["one_head_at_balance"] = rows
+    tb = t.with_(gamma=t.xi) if ctx.variant is None else t
+    S = sp.eye(t.d) * (2 * _sym_task(t)[3] ** 2)
+    r1 = _heads_residual(tb, [(S.inv(), sp.eye(t.d) / 2)], qs, 50)
+    ev["one_head_residual"] = residual_test(r1, 50, scale=10)
+    ev["one_head_task_gamma"] = str(tb.gamma)
+    # (c) strict linear-attention gap
+    dps = 30
+    val, err = linear_excess_risk_mp(t, dps, method="quad")
+    val_gh, err_gh = linear_excess_risk_mp(t, 20, n=60, n2=90)
+    with workdps(dps):
+        agree = abs(val - val_gh)
+        ev["linear_excess_risk"] = mpm.nstr(val, 25)
+        ev["linear_excess_risk_error_estimate"] = mpm.nstr(max(err, _mp(10) ** (-dps + 3)), 3)
+        ev["linear_excess_risk_gauss_hermite_60_vs_90"] = {"value": mpm.nstr(val_gh, 15), "difference": mpm.nstr(err_gh, 3),
+                                                          "vs_quad": mpm.nstr(agree, 3)}
+        gap_ok = bool(val > 100 * (err + err_gh + agree) and agree <= 10 * err_gh + _mp(10) ** -15)
+    ev["linear_gap_positive"] = gap_ok
+    ok = (ev["two_heads_residual"]["passed"] and status == "proven" and ev["one_head_residual"]["passed"] and gap_ok)
+    return Outcome("verified" if ok else "refuted", ev)
+
+
+register(Claim(
+    id="thm-4.1", title="Two softmax heads realise the Bayes denoiser; one head iff gamma^2 = xi^2; linear gap",
+    source=f"{SRC}, Thm. 4.1 (App. C.2)", section=SEC, check=_check_thm41, kind="symbolic",
+    statement="For gamma > 0 two heads give f* exactly; one head suffices iff gamma^2 = xi^2 (U = S^-1, V = I/2); "
+              "inf over linear-attention networks of the excess risk is > 0.",
+    assumptions=("Gamma = gamma^2 I, gamma > 0", "||m1|| = ||m2||, m1 != m2", "pi1 in (0, 1)"),
+    defaults=dict(FIG2), profiles={"quick": {}, "full": {}},
+    controls=(Control("one-head-at-config", "use the one-head solution U = S^-1, V = I/2 at the configured gamma != xi"),),
+    derivations=lambda: [TD.prop_c4_one_head_derivation()] + TD.prop_c5_derivations(2),
+))
+
+
+# ---------------------------------------------------------------------------------------------
+def _c4_roots(m1, m2):
+    elim, gamma, xi = TD.prop_c4_elimination(m1, m2)
+    roots = set()
+    for g in elim:
+        for r in sp.solve(g, gamma):
+            if r.is_positive is not False and r != 0:
+                roots.add(sp.simplify(r))
+    return elim, sorted(roots, key=str)
+
+
+@lru_cache(maxsize=None)
+def _c4_generic():
+    m1, m2, _ = TD.circle_means(2)
+    e1, r1 = _c4_roots(m1, m2)
+    m, mm, _ = TD.circle_means(2, "opposite")
+    e2, r2 = _c4_roots(m, mm)
+    return [str(e) for e in e1], [str(r) for r in r1], [str(e) for e in e2], [str(r) for r in r2]
+
+
+def _check_c4(params, ctx):
+    t = _task(params)
+    if not t.equal_norm:
+        return Outcome("inconclusive", {"assumption_violated": "||m1|| != ||m2|| in the configuration"})
+    if ctx.variant == "gamma-equals-xi":
+        t = t.with_(gamma=t.xi)
+    m1, m2, g, x, _p = _sym_task(t)
+    elim, roots = _c4_roots(m1, m2)
+    _gm, _xi = TD.noise_symbols()
+    admissible = [r.subs(_xi, x) for r in roots]
+    incompatible = all(sp.simplify(r - g) != 0 for r in admissible) and bool(elim)
+    ge1, gr1, ge2, gr2 = _c4_generic()
+    ev = {"elimination_ideal_in_gamma_config": [str(e) for e in elim],
+          "positive_gamma_roots": [str(r) for r in roots],
+          "generic_noncollinear": {"elimination": ge1, "positive_roots": gr1},
+          "generic_opposite": {"elimination": ge2, "positive_roots": gr2},
+          "gamma": str(t.gamma), "xi": str(t.xi), "conditions_incompatible": incompatible}
+    # numeric: best single head by multistart L-BFGS on the GH excess risk (reported)
+    starts = 6 if ctx.full else 3
+    best, _h, allr = optimise_heads(t, 1, starts, ctx.rng("starts"), n=24 if not ctx.full else 40,
+                                    maxiter=150 if not ctx.full else 600)
+    ev["best_single_head_excess_risk"] = f"{best:.6g}"
+    ev["all_starts"] = [f"{r:.4g}" for r in allr]
+    ev["linear_excess_risk_float"] = f"{float(linear_excess_risk_mp(t, 20, n=60, n2=80)[0]):.10g}"
+    return Outcome("verified" if incompatible else "refuted", ev)
+
+
+register(Claim(
+    id="prop-c.4", title="One head cannot realise f* when gamma^2 != xi^2",
+    source=f"{SRC}, Prop. C.4 (App. C.5)", section=SEC, check=_check_c4, kind="symbolic",
+    statement="For Gamma = gamma^2 I, gamma > 0, equal norms and gamma^2 != xi^2, conditions (1)-(3) are "
+              "incompatible: no (U, V) with T_{U,V}[mu_Z] = f*.",
+    assumptions=("gamma > 0", "||m1|| = ||m2||, m1 != m2", "gamma^2 != xi^2"),
+    defaults=dict(FIG2), profiles={"quick": {}, "full": {}},
+    controls=(Control("gamma-equals-xi", "drop gamma^2 != xi^2 (set gamma = xi): the conditions must become solvable"),),
+    derivations=lambda: [TD.prop_c4_one_head_derivation()],
+))
+
+
+# ---------------------------------------------------------------------------------------------
+_TRIPLES = [(3, 4, 5), (5, 12, 13), (8, 15, 17), (7, 24, 25), (20, 21, 29), (12, 35, 37)]
+
+
+def _random_equal_norm_task(rng, d, opposite=False):
+    """Equal-norm means with rational coordinates: m1 = r (a/c, b/c[, 0]) rotated versions via
+    Pythagorean triples (d = 2) or coordinate permutations with a triple (d = 3)."""
+    r = Fraction(int(rng.integers(1, 5)), int(rng.integers(1, 3)))
+    a, b, c = _TRIPLES[int(rng.integers(len(_TRIPLES)))]
+    a2, b2, c2 = _TRIPLES[int(rng.integers(len(_TRIPLES)))]
+    sgn = lambda: int(rng.choice([-1, 1]))
+    if d == 2:
+        m1 = [r * sgn() * Fraction(a, c), r * sgn() * Fraction(b, c)]
+        m2 = [r * sgn() * Fraction(a2, c2), r * sgn() * Fraction(b2, c2)]
+    else:
+        w = Fraction(int(rng.integers(-3, 4)), 2)
+        m1 = [r * sgn() * Fraction(a, c), r * sgn() * Fraction(b, c), w]
+        m2 = [r * sgn() * Fraction(b2, c2), r * sgn() * Fraction(a2, c2), -w if rng.random() < 0.5 else w]
+    if opposite:
+        m2 = [-v for v in m1]
+    if m1 == m2:
+        m2 = [-v for v in m1]
+    g = Fraction(int(rng.integers(1, 7)), int(rng.integers(1, 4)))
+    x = Fraction(int(rng.integers(1, 7)), int(rng.integers(1, 4)))
+    p = Fraction(int(rng.integers(1, 10)), 10)
+    return DenoisingTask(tuple(m1), tuple(m2), g, x, p)
+
+
+def _check_c5(params, ctx):
+    t = _task(params)
+    if not t.equal_norm:
+        return Outcome("inconclusive", {"assumption_violated": "||m1|| != ||m2|| in the configuration"})
+    if t.gamma == 0:
+        return Outcome("inconclusive", {"assumption_violated": "gamma = 0 (see prop-c.3)"})
+    var = {"swap-U": "swap-U", "flip-B": "flip-B"}.get(ctx.variant)
+    keys = ["c5"] if var is None else [f"c5-{var}"]
+    status, rows, secs = _symbolic(keys)
+    ev = {"derivations": rows, "symbolic_seconds": secs}
+    rng = ctx.rng("tasks")
+    n_tasks = int(params.get("n_tasks", 6))
+    worst, worst_task = _mp(0), None
+    tasks = [t] + [_random_equal_norm_task(rng, 2 + (i % 2), opposite=(i % 3 == 2)) for i in range(n_tasks)]
+    if var == "flip-B":
+        tasks = [tk for tk in tasks if tk.collinear] or [t.with_(m2=[-v for v in t.m1])]
+    for tk in tasks:
+        if tk.collinear and tk.m1 != tuple(-v for v in tk.m2):
+            continue
+        qs = _queries(rng, tk.d, 2)
+        r = _heads_residual(tk, _two_heads_sym(tk, var), qs, 50)
+        if worst_task is None or r > worst:
+            worst, worst_task = r, tk
+    rt = residual_test(worst, 50, scale=10)
+    ev["random_tasks"] = len(tasks)
+    ev["max_residual_over_tasks"] = rt
+    ev["worst_task"] = worst_task.to_params() if worst_task else None
+    ok = status == "proven" and rt["passed"]
+    return Outcome("verified" if ok else "refuted", ev)
+
+
+register(Claim(
+    id="prop-c.5", title="Exact two-head representation (non-collinear and opposite means)",
+    source=f"{SRC}, Prop. C.5 (App. C.6)", section=SEC, check=_check_c5, kind="symbolic",
+    statement="For d >= 2, gamma > 0, equal norms: the explicit (U_h, V_h) of App. C.6 satisfy "
+              "T_1[mu_Z] + T_2[mu_Z] = f* for every z (non-collinear means; and for m1 = -m2).",
+    assumptions=("d >= 2", "gamma > 0, xi > 0", "||m1|| = ||m2||, m1 != m2", "pi1 in (0, 1)"),
+    defaults=dict(FIG2, n_tasks=6), profiles={"quick": {"n_tasks": 6}, "full": {"n_tasks": 40}},
+    controls=(Control("swap-U", "exchange U1 and U2 in the non-collinear construction"),
+              Control("flip-B", "flip the sign of the skew term B in the opposite-means construction")),
+    derivations=lambda: TD.prop_c5_derivations(2),
+))
+
+
+# ---------------------------------------------------------------------------------------------
+def _check_c3(params, ctx):
+    t = _task(params)
+    if t.gamma != 0:
+        return Outcome("inconclusive", {"assumption_violated": "Prop. C.3 is about gamma = 0"})
+    if not t.equal_norm:
+        return Outcome("inconclusive", {"assumption_violated": "||m1|| != ||m2|| in the configuration"})
+    keys = ["c3"] if ctx.variant is None else ["c3-U-scale"]
+    status, rows, secs = _symbolic(keys)
+    ev = {"derivations": rows, "symbolic_seconds": secs}
+    if t.d == 2 and not t.collinear:
+        m1, m2, *_ = _sym_task(t)
+        s1 = TD.prop_c3_single_head_solve(m1, m2)
+        s2 = TD.prop_c3_single_head_solve(m1, m2, swapped=True)
+        ev["single_head_solutions"] = {"orientation": [str(x) for x in s1], "swapped": [str(x) for x in s2]}
+        ev["no_single_head"] = not s1 and not s2
+        if s1 or s2:
+            status = "refuted"
+    ok = status == "proven"
+    return Outcome("verified" if ok else ("refuted" if status == "refuted" else "inconclusive"), ev)
+
+
+register(Claim(
+    id="prop-c.3", title="Degenerate mixtures (gamma = 0): two heads suffice; one head depends on geometry",
+    source=f"{SRC}, Prop. C.3 (App. C.3), Remark 4.2", section=SEC, check=_check_c3, kind="symbolic",
+    statement="Gamma = 0: two heads realise f* (non-collinear means); no single head when d = 2 and the means "
+              "are linearly independent; one head for m1 = -m2.",
+    assumptions=("Gamma = 0", "xi > 0", "||m1|| = ||m2||, m1 != m2"),
+    defaults=dict(DEGEN), profiles={"quick": {}, "full": {}},
+    controls=(Control("U-scale", "halve every U (wrong gate temperature)"),),
+    derivations=lambda: TD.prop_c3_derivations(),
+))
+
+
+# ---------------------------------------------------------------------------------------------
+def _check_c6(params, ctx):
+    t = _task(params)
+    dps = 30
+    with workdps(dps + 10):
+        A = best_linear_map_mp(t, dps + 10)
+        if ctx.variant == "wrong-A":  # drop the square on xi in (M_X + xi^2 I)^-1
+            MX = A * mpm.inverse(mpm.eye(t.d) - A) * _mp(t.xi**2)  # recover M_X
+            A = MX * mpm.inverse(MX + _mp(t.xi) * mpm.eye(t.d))
+        val, err = linear_map_excess_risk_mp(t, A, dps, method="quad")
+        # Pythagoras: R(B) - R(f*) = [R(A) - R(f*)] + tr((B-A) M_Z (B-A)^T) for every B iff A = A*
+        rng = ctx.rng("B")
+        M = mpm.matrix([[_mp(v) for v in m] for m in (t.m1, t.m2)])
+        pis = [_mp(t.pi1), 1 - _mp(t.pi1)]
+        MZ = _mp(t.s) * mpm.eye(t.d)
+        for k in range(2):
+            row = M[k, :]
+            MZ += pis[k] * row.T * row
+        worst = _mp(0)
+        for _ in range(2):
+            D = mpm.matrix([[_mp(int(v)) / 7 for v in rng.integers(-5, 6, size=t.d)] for _ in range(t.d)])
+            vb, _e = linear_map_excess_risk_mp(t, A + D, dps, method="quad")
+            Q = D * MZ * D.T
+            worst = max(worst, abs(vb - val - mpm.fsum(Q[i, i] for i in range(t.d))))
+        pyth = residual_test(worst, dps, scale=val, guard=8)
+        positive = bool(val > 1000 * (err + _mp(10) ** (-dps + 5)))
+    ev = {"linear_excess_risk": mpm.nstr(val, 25), "quad_error_estimate": mpm.nstr(err, 3),
+          "pythagoras_identity": pyth, "positive": positive,
+          "lower_bound_argument": (
+              "Lemma C.7 (verified symbolically) makes every linear-attention network a linear map A; "
+              "E[(A* Z - f*(Z)) Z^T] = 0 gives R(A) - R(f*) = [R(A*) - R(f*)] + tr((A-A*) M_Z (A-A*)^T) "
+              ">= R(A*) - R(f*) (identity checked numerically at random A); R(A*) - R(f*) is a 1-D "
+              "Gaussian integral (orthogonal directions in closed form) evaluated by tanh-sinh "
+              "quadrature; an interval certificate (python-flint) is pending.")}
+    return Outcome("confirmed" if (pyth["passed"] and positive) else "refuted", ev)
+
+
+register(Claim(
+    id="prop-c.6", title="Strict excess-risk gap of linear attention",
+    source=f"{SRC}, Prop. C.6 (App. C.7)", section=SEC, check=_check_c6, kind="numeric",
+    statement="inf over linear-attention networks of R(f) - R(f*) = R(A*) - R(f*) > 0, A* = M_X (M_X + xi^2 I)^-1.",
+    assumptions=("two-component equal-norm setting", "xi > 0"),
+    defaults=dict(FIG2), profiles={"quick": {}, "full": {}},
+    controls=(Control("wrong-A", "A* with xi instead of xi^2 in (M_X + xi^2 I)^-1: not the minimiser"),),
+    derivations=lambda: [],
+))
+
+
+def _check_c7(params, ctx):
+    status, rows, secs = _symbolic(["c7"] if ctx.variant is None else ["c7-no-pushforward"])
+    v = {"proven": "verified", "refuted": "refuted", "unproven": "inconclusive"}[status]
+    return Outcome(v, {"derivations": rows, "symbolic_seconds": secs})
+
+
+register(Claim(
+    id="lemma-c.7", title="Multi-layer linear attention is a linear function of the query",
+    source=f"{SRC}, Lemma C.7", section=SEC, check=_check_c7, kind="symbolic",
+    statement="Any network of linear-attention layers on a Gaussian-mixture prompt is z -> A z, A the product "
+              "of the layers' matrices I + sum_h V_h M_l U_h.",
+    assumptions=("linear attention T_lin[mu](z) = V E[z'z'^T] U z", "layers act on the push-forward prompt"),
+    defaults=dict(FIG2), profiles={"quick": {}, "full": {}},
+    controls=(Control("no-pushforward", "stated product uses the original second moment in every layer"),),
+    derivations=lambda: [TD.lemma_c7_derivation()],
+))
+
+
+# ---------------------------------------------------------------------------------------------
+def _check_43(params, ctx):
+    lam = parse_number(params.get("lambda"), "prop-4.3: lambda")
+    if lam <= 0:
+        raise InputError("prop-4.3: lambda must be > 0")
+    lam_f = float(lam)
+    ev = {"lambda": str(lam)}
+    # prediction of the proposition for this lambda (the control asserts the midpoint at 1.2)
+    claim_mid = lam <= 1
+    if ctx.variant == "midpoint-at-1.2":
+        lam, lam_f, claim_mid = Fraction(6, 5), 1.2, True
+        ev["lambda"] = "1.2"
+    rng = ctx.rng("u0")
+    u0s = np.concatenate([rng.uniform(-3, 3, 8), [1e-3, -1e-3]])
+    n = 200000 if lam == 1 else 4000
+    finals = [u_iterates(lam_f, u, n)[-1] for u in u0s]
+    ok = True
+    if claim_mid:
+        ev["limits"] = [f"{v:.3e}" for v in finals]
+        ok &= all(abs(v) < (2e-2 if lam_f == 1.0 else 1e-8) for v in finals)
+        if lam == 1:
+            tr = u_iterates(1.0, 0.9, 10**6)
+            ns = [10**3, 10**4, 10**5, 10**6]
+            vals = [ns_ * tr[ns_] ** 2 for ns_ in ns]
+            ev["n_u_n_squared"] = {str(k): round(v, 6) for k, v in zip(ns, vals)}
+            ev["predicted"] = 1.5
+            ok &= bool(abs(vals[-1] - 1.5) < 1e-2 and abs(vals[-1] - 1.5) < abs(vals[0] - 1.5))
+        elif lam_f < 1:
+            tr = u_iterates(lam_f, 0.9, 400)
+            ratio = tr[-1] / tr[-2]
+            ev["geometric_ratio"] = f"{ratio:.10g}"
+            ev["predicted_ratio_lambda2"] = f"{lam_f ** 2:.10g}"
+            ok &= abs(ratio - lam_f**2) < 1e-6
+    else:
+        r = u_lambda(lam, 50)
+        ev["u_lambda"] = mpm.nstr(r["u"], 40)
+        ev["enclosure"] = [mpm.nstr(r["lo"], 45), mpm.nstr(r["hi"], 45)]
+        ev["enclosure_width"] = mpm.nstr(r["width"], 3)
+        ev["F_prime_at_u_lambda"] = mpm.nstr(r["F_prime"], 20)
+        ul = float(r["u"])
+        signs_ok = all((np.sign(f) == np.sign(u)) and abs(abs(f) - ul) < 1e-10 for f, u in zip(finals, u0s))
+        ev["limits"] = [f"{v:.12f}" for v in finals]
+        ev["basins_match_sign_of_u0"] = bool(signs_ok)
+        ok &= bool(signs_ok and r["F_prime"] < 1 and r["H_lo"] > 0 and r["H_hi"] < 0 and r["width"] < _mp(10) ** -40)
+    # u_lambda -> 1 as lambda grows: 1 - u_lambda ~ 2 exp(-2 lambda^2)
+    big = []
+    for L in (2, 3, 4):
+        u = u_lambda(L, 50)["u"]
+        big.append({"lambda": L, "one_minus_u": mpm.nstr(1 - u, 8), "2exp(-2lambda^2)": mpm.nstr(2 * mpm.exp(-2 * L * L), 8)})
+    ev["large_lambda"] = big
+    mono = all(_mp(a["one_minus_u"]) > _mp(b["one_minus_u"]) for a, b in zip(big, big[1:]))
+    ok &= mono
+    return Outcome("confirmed" if ok else "refuted", ev)
+
+
+register(Claim(
+    id="prop-4.3", title="Denoising-to-clustering transition of the iterated Bayes denoiser",
+    source=f"{SRC}, Prop. 4.3 (App. C.4)", section=SEC, check=_check_43, kind="numeric",
+    statement="u_{n+1} = tanh(lambda^2 u_n): for lambda <= 1, u_n -> 0 (midpoint; algebraic rate "
+              "u_n ~ sqrt(3/(2n)) at lambda = 1); for lambda > 1, u_n -> sign(u_0) u_lambda, F'(u_lambda) < 1, "
+              "u_lambda -> 1 as lambda -> oo.",
+    assumptions=("gamma = 0", "pi1 = 1/2", "||m1|| = ||m2||"),
+    defaults={"lambda": "1.5"}, profiles={"quick": {}, "full": {}},
+    controls=(Control("midpoint-at-1.2", "claim convergence to the midpoint for lambda = 1.2"),),
+    derivations=lambda: [],
+))
+
+
+# ---------------------------------------------------------------------------------------------
+def _check_44(params, ctx):
+    t = _task(params)
+    if not t.equal_norm and ctx.variant is None:
+        return Outcome("inconclusive", {"assumption_violated": "||m1|| != ||m2|| in the configuration"})
+    keys = ["4.4-unequal"] if ctx.variant == "unequal-norms" else ["4.4"]
+    status, rows, secs = _symbolic(keys)
+    ev = {"derivations": rows, "symbolic_seconds": secs,
+          "findings": [{"kind": "typo", "where": "Prop. 4.4 display (Sec. 4.4)",
+                        "text": "The display writes W_out(T^res_{U1,V1}[mu](z)) but W_out = (I_d, -2a I_d) is d x 2d; "
+                                "App. C.8 applies it to the concatenation (T^res_{U1,V1}; T^res_{U2,V2}).  Read "
+                                "literally (W_out's first block on T^res_1 only) the output is (1+a) z + a sum beta_k m_k "
+                                "!= f* (control 'main-text-display')."}]}
+    # property check over random admissible tasks (shared task-independent weights), 50 digits
+    rng = ctx.rng("tasks")
+    n_tasks = int(params.get("n_tasks", 6))
+    worst, worst_task = _mp(0), None
+    a_sym = lambda tk: tk.xi**2 / tk.s
+    for i in range(n_tasks + 1):
+        tk = t if i == 0 else _random_equal_norm_task(rng, 2 + (i % 2))
+        tk = tk.with_(gamma=t.gamma, xi=t.xi)  # gamma, xi shared across tasks
+        if ctx.variant == "unequal-norms":
+            tk = tk.with_(m2=[v * Fraction(3, 2) for v in tk.m2])
+        mix = tk.noisy_mixture()
+        a = a_sym(tk)
+        d = tk.d
+        U1 = [[Fraction(1) / tk.s if r == c else 0 for c in range(d)] for r in range(d)]
+        V1 = [[a if r == c else 0 for c in range(d)] for r in range(d)]
+        with workdps(50):
+            for z in _queries(rng, d, 2):
+                T1 = softmax_attention_mp(mix, U1, V1, z, 50)
+                zz = mpm.matrix([_mp(v) for v in z])
+                res1 = zz + T1
+                res2 = zz  # U2 = V2 = 0: T_2 = 0
+                if ctx.variant == "main-text-display":
+                    out = res1
+                else:
+                    out = res1 - 2 * _mp(a) * res2
+                f = bayes_denoiser_mp(tk, z, 50)
+                r = max(abs(out[j] - f[j]) for j in range(d))
+                if worst_task is None or r > worst:
+                    worst, worst_task = r, tk
+    rt = residual_test(worst, 50, scale=10)
+    ev["property_check"] = {"tasks": n_tasks + 1, **rt, "worst_task": worst_task.to_params()}
+    # finite prompts: f_L = (1 - 2a) z + T_1[mu_hat_L](z) (affine in T_1 with identity weight), so
+    # the notes' bias / covariance constants of head 1 apply; errors measured against f*(z).
+    from .montecarlo import finite_prompt_study
+    from numerics.finite_prompt import finite_prompt_constants
+
+    tf = t if ctx.variant != "unequal-norms" else t.with_(m2=[v * Fraction(3, 2) for v in t.m2])
+    z = np.array([1.0] + [0.5] * (tf.d - 1))
+    a = float(a_sym(tf))
+    s = float(tf.s)
+    U1, V1 = np.eye(tf.d) / s, a * np.eye(tf.d)
+    if ctx.variant == "main-text-display":
+        target_offset = z  # W_out on T^res_1 alone: f_L = z + T_1, compared with f*
+    else:
+        target_offset = (1 - 2 * a) * z
+    fstar = bayes_denoiser(tf, z[None])[0]
+    limit = fstar - target_offset
+    Ls = params.get("Ls", [64, 256, 1024])
+    R = int(params.get("replicates", 2000))
+    st = finite_prompt_study(tf.noisy_mixture(), U1, V1, z, Ls, R, ctx.int_seed("mc"), limit=limit,
+                             constants=finite_prompt_constants(tf.noisy_mixture(), U1, V1, z))
+    ev["finite_prompt"] = st
+    mc_ok = bool(st["bias_test_at_largest_L"]["passed"] and st["mse_test_at_largest_L"]["passed"]
+                 and st["slope_contains_minus_half"])
+    ok = status == "proven" and rt["passed"] and mc_ok
+    if ok:
+        return Outcome("verified", ev)
+    return Outcome("refuted" if (status == "refuted" or not rt["passed"] or not mc_ok) else "inconclusive", ev)
+
+
+register(Claim(
+    id="prop-4.4", title="Residual two-head attention denoises in context with task-independent weights",
+    source=f"{SRC}, Prop. 4.4 (App. C.8)", section=SEC, check=_check_44, kind="symbolic",
+    statement="W_out (T^res_{U1,V1}[mu_Z^tau](z); T^res_{U2,V2}[mu_Z^tau](z)) = E[X | Z = z, tau] for every admissible "
+              "task tau = (m1, m2, pi1), with U1 = S^-1, V1 = a I, U2 = V2 = 0, W_out = (I, -2a I), a = xi^2/(gamma^2+xi^2); "
+              "with L-token prompts the output converges at rate L^-1/2 with the notes' constants.",
+    assumptions=("||m1|| = ||m2||, m1 != m2 for every task", "pi1 in (0, 1)", "gamma, xi shared across tasks"),
+    defaults=dict(FIG2, n_tasks=6, Ls=[64, 256, 1024], replicates=2000),
+    profiles={"quick": {"n_tasks": 6, "Ls": [64, 256, 1024], "replicates": 2000},
+              "full": {"n_tasks": 40, "Ls": [64, 256, 1024, 4096], "replicates": 20000}},
+    controls=(Control("unequal-norms", "drop ||m1|| = ||m2|| (tasks with m2 scaled by 3/2)"),
+              Control("main-text-display", "read the main-text display literally: W_out's first block on T^res_1 only")),
+    derivations=lambda: [TD.prop_4_4_derivation()],
+))
+
+
+# ---------------------------------------------------------------------------------------------
+def _check_fig2(params, ctx):
+    t = _task(params)
+    kind = "linear" if ctx.variant == "linear-attention" else "softmax"
+    steps = int(params["steps"])
+    curve, heads = sgd_heads(t, 2, steps, float(params["step_size"]), float(params["clip"]), int(params["batch"]),
+                             ctx.rng("sgd"), max(1, steps // 50), kind=kind, init_scale=0.1, n_gh=32)
+    r_lin = float(linear_excess_risk_mp(t, 20, n=60, n2=80)[0])
+    init, final = curve[0][1], curve[-1][1]
+    frac = float(params["fraction_of_linear"])
+    # rule fixed in advance: the final excess risk is below `fraction_of_linear` times the best
+    # excess risk of ANY linear-attention network, R(A*) - R(f*), and below the initial one.
+    passed = final < frac * r_lin and final < init
+    ev = {"architecture": kind, "steps": steps, "step_size": params["step_size"], "clip": params["clip"],
+          "batch": params["batch"], "curve": [[s, float(f"{r:.6g}")] for s, r in curve],
+          "initial_excess_risk": init, "final_excess_risk": final, "linear_excess_risk": r_lin,
+          "rule": f"final < {frac} * (R(A*) - R(f*)) and final < initial"}
+    return Outcome("confirmed" if passed else "refuted", ev)
+
+
+register(Claim(
+    id="fig-2", title="Learning the two-head Bayes denoiser by online SGD (Fig. 2)",
+    source=f"{SRC}, Fig. 2 / Sec. 4.2", section=SEC, check=_check_fig2, kind="experiment",
+    statement="Two softmax heads trained by online SGD (step 2e-3, gradient-norm clipping at 10) on the excess "
+              "risk drive it close to 0, well below what any linear-attention network can reach.",
+    assumptions=("d = 2", "population excess risk tracked by Gauss-Hermite quadrature"),
+    defaults=dict(FIG2, steps=3000, step_size=2e-3, clip=10.0, batch=64, fraction_of_linear=0.25),
+    profiles={"quick": {"steps": 3000}, "full": {"steps": 60000}},
+    controls=(Control("linear-attention", "train two linear-attention heads identically"),),
+    derivations=lambda: [],
+))
+
+
+def _check_fig3(params, ctx):
+    out = {}
+    ok = True
+    for label, xi in (("strong", params["xi_strong"]), ("weak", params["xi_weak"])):
+        t = _task(dict(params, xi=xi))
+        if t.gamma != 0 or t.pi1 != Fraction(1, 2) or t.m1 != tuple(-v for v in t.m2) or t.d != 2:
+            return Outcome("inconclusive", {"assumption_violated": "fig-3 needs d = 2, gamma = 0, pi1 = 1/2 and m1 = -m2"})
+        lam = math.sqrt(sum(float(v) ** 2 for v in t.m1)) / float(t.xi)  # ||m1 - m2|| / (2 xi)
+        if ctx.variant == "swap-regimes":
+            lam_pred = 1 / lam  # wrong: predicts the other regime
+        else:
+            lam_pred = lam
+        g = np.linspace(-6, 6, 7)
+        Z0 = np.array([[x, y] for x in g for y in g]) + 0.013
+        ZT = iterate_denoiser(t, Z0, int(params["iterations"]))
+        c = (np.array([float(v) for v in t.m1]) + np.array([float(v) for v in t.m2])) / 2
+        delta = (np.array([float(v) for v in t.m1]) - np.array([float(v) for v in t.m2])) / 2
+        side = np.sign((Z0 - c) @ delta)
+        if lam_pred <= 1:
+            pred = np.tile(c, (len(Z0), 1))
+        else:
+            u = float(u_lambda(lam_pred, 30)["u"])
+            pred = c + np.outer(side * u, delta)
+        err = float(np.abs(ZT - pred).max())
+        limits = sorted({(round(a, 6), round(b, 6)) for a, b in ZT})
+        out[label] = {"xi": str(xi), "lambda": lam, "distinct_limits": [list(p) for p in limits],
+                      "max_deviation_from_prediction": err}
+        ok &= err < 1e-6
+    return Outcome("confirmed" if ok else "refuted", out)
+
+
+register(Claim(
+    id="fig-3", title="Iterated Bayes denoiser under strong and weak separation (Fig. 3)",
+    source=f"{SRC}, Fig. 3 / Sec. 4.3", section=SEC, check=_check_fig3, kind="experiment",
+    statement="m1 = -m2 = (0, 3), gamma = 0: strong separation (xi = 2, lambda = 1.5) gives two limits "
+              "c +- u_lambda delta by half-space; weak separation (xi = 4, lambda = 0.75) collapses to the midpoint.",
+    assumptions=("gamma = 0", "pi1 = 1/2", "m1 = -m2"),
+    defaults={"m1": [0, 3], "m2": [0, -3], "gamma": 0, "xi": 2, "pi1": "0.5", "xi_strong": 2, "xi_weak": 4,
+              "iterations": 400},
+    profiles={"quick": {}, "full": {"iterations": 2000}},
+    controls=(Control("swap-regimes", "predict with 1/lambda (the other regime)"),),
+    derivations=lambda: [],
+))
