@@ -626,7 +626,9 @@ def _chk_b32(p, ctx):
                 ratios_top.append(Lw / rad)
     with workdps(dps):
         inf_ratio = min(ratios_top)
-        C = 2 * inf_ratio if ctx.variant == "doubled-constant" else C1
+        # control: the minimum of g(t) = t Phi(t) + phi(t) taken at the wrong end t = +M
+        # (a fixed wrong constant, not derived from this check's own output)
+        C = (M * mpm.ncdf(M) + mpm.npdf(M)) * mpm.sqrt(lmin) if ctx.variant == "wrong-end" else C1
         viol, out_rows = None, []
         for r in rows:
             margin = r["L"] - C * r["radius"]
@@ -652,7 +654,7 @@ def _chk_b32(p, ctx):
 reg("lemma-b.32", "Coercivity of the reduced linear logistic risk", "Lemma B.32",
     "m1 = -m_-1: L(w) = R~(w, 0, 0, 0) >= C1 ||w||, C1 = c0 sqrt(lambda_min(Gamma)), c0 = min_{|t|<=M} t Phi(t) + phi(t), "
     "M = (m1^T Gamma^-1 m1)^(1/2)", _chk_b32,
-    [("doubled-constant", "C1 replaced by 2 x inf over sampled directions of L(w)/||w|| at the largest radius")],
+    [("wrong-end", "c0 taken at the wrong end of [-M, M] (g(+M) instead of g(-M)); g is increasing, so the constant is too large")],
     defaults={"lda": N.C2, "dps": 30, "quad_dps": 20, "near_directions": 2, "random_directions": 3, "radii": [0.01, 1, 100, 10000]},
     profiles={"full": {"near_directions": 8, "random_directions": 12, "radii": [0.01, 0.1, 1, 10, 100, 1000, 10000, 1e6]}},
     assumptions=("m1 = -m_-1", "Gamma positive definite"))

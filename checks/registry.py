@@ -25,6 +25,7 @@ CLAIM_MODULES = (
     "checks.claims_lda",
     "checks.claims_lda_landscape",
     "checks.claims_lda_dynamics",
+    "checks.claims_lda_finite_prompt",
     "checks.claims_denoising",
     "checks.claims_beyond",
     "checks.certificates",
