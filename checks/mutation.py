@@ -152,6 +152,9 @@ def _copy_tree(dst: Path) -> None:
         shutil.copytree(ROOT / pkg, dst / pkg, ignore=shutil.ignore_patterns("__pycache__"))
 
 
+NULL_FAULT = Fault("null", "theory/mixtures.py", "def cgf(", "def cgf(", "no change (the clean tree)", ("prop-2.1-shared",))
+
+
 def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900) -> dict:
     with tempfile.TemporaryDirectory(prefix="softmix-mut-") as tmp:
         tmp = Path(tmp)
@@ -164,7 +167,8 @@ def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900) -> dict:
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return {"id": fault.id, "description": fault.description, "caught": True, "caught_by": ["timeout"]}
+            return {"id": fault.id, "description": fault.description, "caught": False, "caught_by": [],
+                    "undecided": "timeout"}
         if not out.exists():
             return {"id": fault.id, "description": fault.description, "caught": True,
                     "caught_by": [f"crash (exit {r.returncode}): {r.stderr.strip().splitlines()[-1:] }"]}

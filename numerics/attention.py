@@ -211,7 +211,11 @@ def softmax_attention_mp(mix: GaussianMixture, U, V, z, dps: int = 50):
 
 
 def linear_attention_mp(mix: GaussianMixture, U, V, z, dps: int = 50):
+    """T_lin[mu](z) = V E[z' z'^T] U z at ``dps`` digits (second moment derived from the MGF)."""
     with workdps(dps):
+        Um, Vm, zm = _mpmat(U), _mpmat(V), _mpvec(z)
+        if Um.rows != mix.dim or Um.cols != mix.dim or Vm.cols != mix.dim or zm.rows != mix.dim:
+            raise InputError("shape mismatch between mixture, U, V and query")
         args, H = _second_moment_args(mix.dim)
         f = compile_expr(H, args, "mpmath")
         w, m, G = mix.mp()
@@ -222,4 +226,4 @@ def linear_attention_mp(mix: GaussianMixture, U, V, z, dps: int = 50):
             vals.update({f"G_{i + 1}{j + 1}": G[k][i, j] for i in range(D) for j in range(i, D)})
             out = f(vals)
             M2 += w[k] * mpm.matrix([[out[i * D + j] for j in range(D)] for i in range(D)])
-        return _mpmat(V) * M2 * _mpmat(U) * _mpvec(z)
+        return Vm * M2 * Um * zm

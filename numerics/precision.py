@@ -31,15 +31,26 @@ def to_fraction(x) -> Fraction:
     if isinstance(x, str):
         return Fraction(Decimal(x.strip()))
     if isinstance(x, mpm.mpf):
-        return Fraction(*x.man_exp_ratio()) if hasattr(x, "man_exp_ratio") else Fraction(str(x))
+        if not mpm.isfinite(x):
+            raise ValueError(f"non-finite number {x}")
+        man, exp = x.man_exp
+        return Fraction(int(man)) * (Fraction(2) ** int(exp))
     raise TypeError(f"cannot read {type(x).__name__} as an exact number")
 
 
 def to_mpf(x):
-    """mpf at the current precision from an exact value (never via float for str/Fraction)."""
+    """mpf at the current precision from an exact value (never via float for str/Fraction).
+    Non-finite input raises :class:`numerics.errors.InputError`."""
+    from .errors import InputError
+
     if isinstance(x, mpm.mpf):
+        if not mpm.isfinite(x):
+            raise InputError(f"non-finite number {x}")
         return +x
-    f = to_fraction(x)
+    try:
+        f = to_fraction(x)
+    except (ValueError, ArithmeticError, TypeError) as e:
+        raise InputError(f"not a finite number: {x!r}") from None
     return mpm.mpf(f.numerator) / f.denominator
 
 

@@ -1,10 +1,7 @@
 """The mutation suite: every fault applies cleanly, and an injected fault is caught end to end."""
-import tempfile
-from pathlib import Path
-
 import pytest
 
-from checks.mutation import FAULTS, ROOT, _copy_tree, apply_fault, run_fault
+from checks.mutation import FAULTS, NULL_FAULT, ROOT, run_fault
 
 
 def test_at_least_30_faults_with_unique_ids():
@@ -22,3 +19,5 @@ def test_each_fault_applies_exactly_once(fault):
 def test_a_fault_is_caught_and_the_clean_tree_is_not():
     row = run_fault(next(f for f in FAULTS if f.id == "shared-linear-term"))
     assert row["caught"] and any("prop-2.1-shared" in c for c in row["caught_by"])
+    clean = run_fault(NULL_FAULT)
+    assert not clean["caught"] and clean["caught_by"] == []

@@ -25,7 +25,8 @@ def exp_atoms_to_symbols(expr):
     exp(sum_i c_i t_i) (c_i rational, t_i monomials) becomes prod_i X_{t_i}^(c_i q_i) with
     X_t = exp(t / q_t), q_t the lcm of the denominators seen for t.  The map is a ring
     homomorphism on the exponentials present, so an identity proven for the rewritten rational
-    function holds for the original (exp(log p) = p is applied first).  Sound, not complete.
+    function holds for the original.  Terms containing a logarithm are left inside exp (SymPy
+    has already rewritten exp(log p) as p).  Sound, not complete.
     """
     expr = sp.sympify(expr)
     exps = [e for e in expr.atoms(sp.exp)]

@@ -57,7 +57,10 @@ def _R(x):
     from fractions import Fraction
     if isinstance(x, Fraction):
         return sp.Rational(x.numerator, x.denominator)
-    return sp.nsimplify(x) if isinstance(x, float) else sp.sympify(x)
+    if isinstance(x, float):  # the float's exact binary value, never a guessed nearby rational
+        f = Fraction(x)
+        return sp.Rational(f.numerator, f.denominator)
+    return sp.sympify(x)
 
 
 # --- the token law and the attention parameters ----------------------------------------------
