@@ -274,6 +274,13 @@ def _cmd_mutation(args):
     return 0
 
 
+def _cmd_schema(args):
+    from checks.schema import VERIFY_SCHEMA
+
+    print(json.dumps(VERIFY_SCHEMA, indent=1))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="softmix", description="Verify theorems about softmax attention on Gaussian mixtures.")
     sub = p.add_subparsers(dest="cmd", parser_class=_Parser)
@@ -298,6 +305,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--scheduler", metavar="ADDRESS",
                     help="run on a dask.distributed cluster: a scheduler address (tcp://host:8786) or 'local'")
     sp.set_defaults(fn=_cmd_verify)
+    sp = sub.add_parser("schema", help="print the JSON schema of 'verify --json' output")
+    sp.set_defaults(fn=_cmd_schema)
     sp = sub.add_parser("mutation-score", help="inject faults into theory/ and numerics/ and count the caught ones")
     sp.add_argument("--json")
     sp.add_argument("--faults", help="comma-separated fault ids (default: all)")

@@ -25,9 +25,15 @@ __all__ = ["GaussianMixture", "read_matrix", "parse_number", "load_json_file", "
 WEIGHT_SUM_TOL = Fraction(1, 10**12)
 
 
+def _show(x) -> str:
+    """Short JSON-ish rendering of any parsed value (Decimals included) for error messages."""
+    text = json.dumps(x, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def parse_number(x, where: str) -> Fraction:
     if isinstance(x, bool) or x is None or isinstance(x, (list, dict)):
-        raise InputError(f"{where}: expected a number, got {json.dumps(x)}")
+        raise InputError(f"{where}: expected a number, got {_show(x)}")
     try:
         if isinstance(x, float) and not math.isfinite(x):
             raise InputError(f"{where}: non-finite number {x}")

@@ -8,6 +8,7 @@ import sys
 import mpmath as mpm
 import pytest
 
+from checks.schema import validate
 from numerics.mixture import GaussianMixture
 from numerics.quadrature import expect_mixture
 
@@ -108,6 +109,7 @@ def test_verify_json_same_seed_same_json(tmp_path):
         assert r.returncode == 0, r.stderr
     strip = lambda d: [{k: v for k, v in c.items() if k != "seconds"} for c in d["claims"]]
     d1, d2 = json.loads(out1.read_text()), json.loads(out2.read_text())
+    validate(d1)
     assert strip(d1) == strip(d2)
     assert set(d1) >= {"claims", "seed", "profile", "versions"}
     c = d1["claims"][0]
@@ -120,4 +122,5 @@ def test_config_overrides_reach_the_claim(files, tmp_path):
     out = tmp_path / "o.json"
     r = softmix("verify", "fp-covariance", "--config", cfg, "--json", str(out), "--quiet")
     doc = json.loads(out.read_text())
+    validate(doc)
     assert doc["claims"][0]["parameters"]["L"] == 50 and doc["claims"][0]["parameters"]["reps"] == 3000

@@ -83,6 +83,9 @@ def test_distributed_verify_equals_local(tmp_path):
         assert r1.returncode == 0, r1.stderr
         r2 = _softmix("verify", *claims, "--seed", "5", "--json", str(loc), "--quiet")
         assert r2.returncode == 0, r2.stderr
+        from checks.schema import validate
+
+        validate(json.loads(dist.read_text()))
         assert _strip(json.loads(dist.read_text())) == _strip(json.loads(loc.read_text()))
 
         # Monte Carlo replicate batches as separate tasks: same numbers as the local batched run

@@ -32,6 +32,9 @@ def test_report_lists_verdicts_and_embeds_figures(tmp_path):
     p.feed(text)
     assert p.imgs and all(s.startswith("data:image/png;base64,") for s in p.imgs)  # self-contained
     doc = json.loads(js.read_text())
+    from checks.schema import validate
+
+    validate(doc)
     for c in doc["claims"]:
         assert c["id"] in p.ids and re.search(rf">{c['verdict']}<", text)
     assert "git_commit" in text and "seed" in text

@@ -1,0 +1,83 @@
+"""The documented schema of ``softmix verify --json`` output, and a dependency-free validator.
+
+The schema is JSON Schema (draft 2020-12 subset: type, required, properties, items, enum,
+additionalProperties), written out in ``VERIFY_SCHEMA`` and printed by ``softmix schema``.
+"""
+from __future__ import annotations
+
+__all__ = ["VERIFY_SCHEMA", "validate", "SchemaError"]
+
+_VERDICT = {"type": "string", "enum": ["verified", "confirmed", "refuted", "inconclusive", "error"]}
+
+_CONTROL = {
+    "type": "object",
+    "required": ["id", "description", "verdict", "refuted", "evidence"],
+    "properties": {"id": {"type": "string"}, "description": {"type": "string"}, "verdict": _VERDICT,
+                   "refuted": {"type": "boolean"}, "evidence": {"type": "object"}},
+}
+
+_CLAIM = {
+    "type": "object",
+    "required": ["id", "title", "source", "verdict", "evidence", "negative_controls", "seconds"],
+    "properties": {
+        "id": {"type": "string"}, "title": {"type": "string"}, "source": {"type": "string"},
+        "section": {"type": "string"}, "kind": {"type": "string"}, "statement": {"type": "string"},
+        "assumptions": {"type": "array", "items": {"type": "string"}},
+        "parameters": {"type": "object"}, "verdict": _VERDICT, "evidence": {"type": "object"},
+        "findings": {"type": "array", "items": {"type": "object"}},
+        "negative_controls": {"type": "array", "items": _CONTROL},
+        "seconds": {"type": "number"},
+    },
+}
+
+VERIFY_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "softmix verify output",
+    "type": "object",
+    "required": ["claims", "seed", "profile", "versions", "exit_code"],
+    "properties": {
+        "claims": {"type": "array", "items": _CLAIM},
+        "seed": {"type": "integer"},
+        "profile": {"type": "string", "enum": ["quick", "full"]},
+        "versions": {"type": "object"},
+        "exit_code": {"type": "integer", "enum": [0, 1]},
+        "seconds": {"type": "number"},
+        "scheduler": {"type": ["string", "null"]},
+    },
+}
+
+
+class SchemaError(ValueError):
+    pass
+
+
+_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+def _is(value, t) -> bool:
+    if t == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, _TYPES[t])
+
+
+def validate(doc, schema=VERIFY_SCHEMA, path: str = "$") -> None:
+    """Raise :class:`SchemaError` naming the first offending path."""
+    t = schema.get("type")
+    if t is not None:
+        types = t if isinstance(t, list) else [t]
+        if not any(_is(doc, x) for x in types):
+            raise SchemaError(f"{path}: expected {t}, got {type(doc).__name__}")
+    if "enum" in schema and doc not in schema["enum"]:
+        raise SchemaError(f"{path}: {doc!r} not in {schema['enum']}")
+    if isinstance(doc, dict):
+        for k in schema.get("required", []):
+            if k not in doc:
+                raise SchemaError(f"{path}: missing required key {k!r}")
+        for k, sub in schema.get("properties", {}).items():
+            if k in doc:
+                validate(doc[k], sub, f"{path}.{k}")
+    if isinstance(doc, list) and "items" in schema:
+        for i, item in enumerate(doc):
+            validate(item, schema["items"], f"{path}[{i}]")
