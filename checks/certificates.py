@@ -7,9 +7,16 @@ Overlapping balls never become a boolean.  The evidence carries the certificate:
 (boxes), the bound proved on each box (truncated to counts plus the worst box when long), the
 balls as strings (``arb.str``) and the working precision in bits.
 
-Negative controls move the *stated* threshold/enclosure only (a shifted threshold); the
-certificate itself is computed once per parameter set and cached, so the control runs the same
-check on the same certificate and must come back certainly false.
+Two kinds of negative control, both must come back certainly false ('refuted'):
+
+* a *shifted threshold*: the stated threshold/enclosure moves, the certificate is the same
+  (computed once per parameter set and cached);
+* a *wrong quantity*: the statement and its threshold stay fixed, and the certified quantity is
+  computed with a plausible mathematical mistake (a Bayes point with s* = 0, the Wiener filter as
+  f*, lambda instead of lambda^2, slope 2 lambda, g(+M) instead of g(-M), M(2a)/M(a)).  The same
+  certificate machinery, run on the mistaken quantity, must then prove the statement false; this
+  guards against a certificate that would stay 'refuted' only because its threshold is derived
+  from its own value.
 """
 from __future__ import annotations
 
@@ -92,8 +99,18 @@ def _normal_hessian_certificate(params):
         def eta(t):
             return B.sigmoid(nd * t + bstar)
 
-        def gate(t):  # sigma(s0 + s*^T X) with s* = c w*: depends on t = e . X only
-            return B.sigmoid(s0 + cs * nd * t)
+        if c_s == 0:
+            # s* = 0 (Lemma B.13, second case): the gate is the constant sigma(s0) = pi+ exactly
+            # (1 / (1 + (1 - pi)/pi) = pi in exact rational arithmetic)
+            if 1 / (1 + (1 - pi) / pi) != pi:
+                raise ArithmeticError("sigma(log(pi/(1-pi))) != pi")
+            gate_const = B.to_arb(pi)
+
+            def gate(t):
+                return gate_const
+        else:
+            def gate(t):  # sigma(s0 + s*^T X) with s* = c w*: depends on t = e . X only
+                return B.sigmoid(s0 + cs * nd * t)
 
         # |kappa t^j gate^k| <= (1/4)(1 + t^2) for j <= 2: explicit Gaussian tail bound
         tail = (pia * (B.poly2_tail(T, mu_p) + B.poly2_tail(T, -mu_p))
@@ -187,13 +204,31 @@ def _normal_hessian_certificate(params):
             if stK:
                 lower = cK
             upper = ray
+        elif c_s == 0 and stG is True and realizes:
+            # exact null direction: with s* = 0 the features F = (t, v, 1, gate) satisfy
+            # pi+ * 1 - gate = 0 identically, so z = (0, 0, pi+, -1) in (w1, w2, b, r) has
+            # z^T H z = E[kappa (F . z)^2] = 0 exactly.  DC DC^T is certified invertible, so
+            # y = DC^T (DC DC^T)^{-1} z is a normal direction (in range DC^T, DC y = z != 0) with
+            # y^T Hess y = z^T H z = 0: the smallest normal eigenvalue is <= 0 (an exact upper bound).
+            z = [Fraction(0), Fraction(0), pi, Fraction(-1)]
+            upper = arb(0)
+            out["normal_eigenvalues"] = {
+                "method": "exact null direction of H (s* = 0: the r-feature sigma(s0) = pi+ is a multiple of the "
+                          "b-feature 1), lifted to the normal space by y = DC^T (DC DC^T)^{-1} z",
+                "null_direction_z_wbr": [str(x) for x in z],
+                "ball_rayleigh_of_H_at_z (must contain 0)": B.fmt(B.rayleigh(H, z), 10),
+                "rayleigh_upper_smallest": "0 (exact: F . z = 0 identically)",
+                "cholesky_of_H": {"status": chol_status, "pivots": [B.fmt(p, 10) for p in pivots]}}
         out["lower"], out["upper"] = lower, upper
         return out
 
 
 def _check_normal_hessian(params, ctx):
+    p = dict(params)
+    if ctx.variant == "s-star-zero":
+        p["s_scale"] = 0  # wrong quantity: the Bayes point with s* = 0 (constant gate sigma(s0))
     try:
-        cert = _cached("hess", params, lambda: _normal_hessian_certificate(params))
+        cert = _cached("hess", p, lambda: _normal_hessian_certificate(p))
     except ModuleNotFoundError as e:
         return _no_flint(e)
     B = _flint()
@@ -204,12 +239,13 @@ def _check_normal_hessian(params, ctx):
     with B.precision(cert["prec"]):
         if cert["lower"] is not None and cert["lower"] >= thr:
             status = True
-        elif cert["upper"] is not None and B.lt(cert["upper"], thr) is True:
+        elif cert["upper"] is not None and B.le(cert["upper"], thr) is True:
             status = False
     ev = {"statement": f"every normal eigenvalue of the risk Hessian at theta* > {thr}", "threshold": str(thr),
+          "s_scale": str(p["s_scale"]),
           "certificate": {k: v for k, v in cert.items() if k not in ("lower", "upper")},
           "rule": "verified iff the certified lower bound >= threshold; refuted iff a Rayleigh quotient "
-                  "(an upper bound on the smallest normal eigenvalue) is certainly below it"}
+                  "(an upper bound on the smallest normal eigenvalue) is certainly <= threshold"}
     return Outcome(_verdict(status), ev)
 
 
@@ -222,7 +258,10 @@ register(Claim(
     assumptions=("m1 != -m-1", "theta* in Theta_1 with s(theta*) != 0", "Gamma = I2 (closed-form orthogonal part)"),
     defaults={"m1": [1, 0], "m_minus1": [0, 1], "pi_plus": "0.6", "Gamma": "identity", "s_scale": 1,
               "truncation": 12, "prec": 128},
-    controls=(Control("shifted-threshold", "claim the smallest normal eigenvalue exceeds the certified bound + 1"),),
+    controls=(Control("shifted-threshold", "claim the smallest normal eigenvalue exceeds the certified bound + 1"),
+              Control("s-star-zero", "wrong quantity: the Hessian at the Bayes point with s* = 0 (gate "
+                                     "sigma(s0 + s^T X) collapsed to the constant sigma(s0) = pi+, Lemma B.13 "
+                                     "second case); threshold 0 kept: a normal eigenvalue is exactly 0")),
 ))
 
 
@@ -295,12 +334,27 @@ def _linear_gap_certificate(params):
     if d != 2 or len(ms) != 2:
         raise ValueError("box certificate implemented for d = 2, two components")
     n, K = int(params["grid"]), _F(params["half_width_sd"])
+    denoiser = params.get("denoiser", "bayes")
+    cq = x2 / s2
+    if denoiser == "wiener":
+        # f*(z) taken as the posterior mean of a *centred Gaussian* X with second moment M_X
+        # (the Wiener filter W z, W = M_X (M_X + xi^2 I)^{-1}, 2x2 inverse in exact rationals):
+        # residual A* z - W z, no mixture term
+        MX = [[g2 * (i == j) + sum(p * m[i] * m[j] for p, m in zip(pis, ms)) for j in range(d)] for i in range(d)]
+        D = [[MX[i][j] + x2 * (i == j) for j in range(d)] for i in range(d)]
+        det = D[0][0] * D[1][1] - D[0][1] * D[1][0]
+        Di = [[D[1][1] / det, -D[0][1] / det], [-D[1][0] / det, D[0][0] / det]]
+        W = [[sum(MX[i][k] * Di[k][j] for k in range(d)) for j in range(d)] for i in range(d)]
+        Bm = [[Aq[i][j] - W[i][j] for j in range(d)] for i in range(d)]
+        cq = Fraction(0)
+    elif denoiser != "bayes":
+        raise ValueError(f"unknown denoiser {denoiser!r}")
     with B.precision(prec):
         s = B.to_arb(s2).sqrt()
         Ba = [[B.to_arb(x) for x in r] for r in Bm]
         ma = [[B.to_arb(x) for x in mk] for mk in ms]
         lp = [B.to_arb(p).log() for p in pis]
-        c = B.to_arb(x2 / s2)
+        c = B.to_arb(cq)
         off = [sum((B.to_arb(x) ** 2 for x in mk), arb(0)) / (2 * B.to_arb(s2)) for mk in ms]
 
         def resid(z):
@@ -349,8 +403,9 @@ def _linear_gap_certificate(params):
         rows_sorted = sorted(rows, key=lambda r: -r["_contrib"])
         positive = sum(1 for r in rows if r["_pos"])
         worst = min(rows, key=lambda r: float(r["inf_integrand_ge"]))
-        out = {"prec": prec, "A_star": [[str(x) for x in r] for r in Aq],
-               "A_star_minus_Gamma_Sinv": [[str(x) for x in r] for r in Bm],
+        bkey = "A_star_minus_Gamma_Sinv" if denoiser == "bayes" else "A_star_minus_W"
+        out = {"prec": prec, "A_star": [[str(x) for x in r] for r in Aq], "denoiser_f_star": denoiser,
+               bkey: [[str(x) for x in r] for r in Bm],
                "grid": f"{n} x {n} boxes on {[[str(e[0]), str(e[-1])] for e in edges]}",
                "n_boxes": n * n, "tail_bound_outside_grid": B.fmt(tail, 6),
                "lower_bound": B.fmt(lower, 15), "upper_bound": B.fmt(upper, 15),
@@ -365,22 +420,27 @@ def _linear_gap_certificate(params):
 
 
 def _check_linear_gap(params, ctx):
+    p = dict(params)
+    if ctx.variant == "wiener-denoiser":
+        p["denoiser"] = "wiener"  # wrong quantity: f* := Wiener filter of a centred Gaussian with moment M_X
     try:
-        cert = _cached("lin", params, lambda: _linear_gap_certificate(params))
+        cert = _cached("lin", p, lambda: _linear_gap_certificate(p))
     except ModuleNotFoundError as e:
         return _no_flint(e)
     B = _flint()
     if "mp_value" not in cert:
-        cert["mp_value"] = mpm.nstr(_linear_gap_mp(params), 25)
+        cert["mp_value"] = mpm.nstr(_linear_gap_mp(p), 25) if p.get("denoiser", "bayes") == "bayes" else None
     thr = Fraction(0)
     if ctx.variant == "shifted-threshold":
         thr = Fraction(cert["mp_value"]) * Fraction(3, 2)
     with B.precision(cert["prec"]):
         status = B.gt(cert["_lower"], thr)
         if status is not True:
-            st2 = B.lt(cert["_upper"], thr)
+            st2 = B.le(cert["_upper"], thr)
             status = False if st2 is True else None
     ev = {"statement": f"R(A*) - R(f*) > {thr}", "threshold": str(thr),
+          "rule": "verified iff the certified lower bound is certainly > threshold; refuted iff the certified "
+                  "upper bound is certainly <= threshold",
           "mpmath_value_1d_reduction": cert["mp_value"],
           "certificate": {k: v for k, v in cert.items() if not k.startswith("_") and k != "mp_value"}}
     return Outcome(_verdict(status), ev)
@@ -396,7 +456,10 @@ register(Claim(
     defaults={"means": [[3, 0], [0, 3]], "weights": ["0.5", "0.5"], "gamma": 1, "xi": 2,
               "grid": 96, "half_width_sd": 6, "prec": 64},
     profiles={"full": {"grid": 192, "prec": 96}},
-    controls=(Control("shifted-threshold", "claim the excess risk exceeds 1.5 x its high-precision value"),),
+    controls=(Control("shifted-threshold", "claim the excess risk exceeds 1.5 x its high-precision value"),
+              Control("wiener-denoiser", "wrong quantity: f* taken as the posterior mean of a centred Gaussian "
+                                         "with second moment M_X (the Wiener filter, = A* Z); threshold 0 kept: "
+                                         "the computed gap is exactly 0")),
 ))
 
 
@@ -430,7 +493,8 @@ def _u_lambda_certificate(params):
     B = _flint()
     prec = int(params["prec"])
     lam = _F(params["lambda"])
-    lam2 = lam * lam
+    power = int(params.get("lambda_power", 2))  # 2: the paper's lambda^2 (1: a control's mistake)
+    lam2 = lam ** power
     if lam2 <= 1:
         raise ValueError("u_lambda exists only for lambda > 1")
     with B.precision(prec):
@@ -465,7 +529,8 @@ def _u_lambda_certificate(params):
         right = B.cover_sign(H, rq + eta_, 1, -1, df=dH, n_init=n_init) if rq + eta_ < 1 else {"status": True, "boxes": []}
         status = bool(ex_lo and ex_hi and near["status"] is True and left["status"] is True and right["status"] is True)
         enclosure = B.hull(lo, hi)
-        return {"prec": prec, "lambda": str(lam), "lambda^2": str(lam2), "enclosure": B.ends(enclosure, 40),
+        return {"prec": prec, "lambda": str(lam), "slope_used_for_lambda^2": f"lambda^{power} = {lam2}",
+                "enclosure": B.ends(enclosure, 40),
                 "enclosure_ball": B.fmt(enclosure, 40), "enclosure_width": str(hi - lo),
                 "H(lo)>0": ex_lo, "H(hi)<0": ex_hi, "H(lo)": H(B.to_arb(lo)).str(8), "H(hi)": H(B.to_arb(hi)).str(8),
                 "near_zero": {"interval": ["0", str(d0)], "argument": "tanh x >= x - x^3/3 for x >= 0 (derivative "
@@ -482,12 +547,19 @@ def _u_lambda_certificate(params):
 def _check_u_lambda(params, ctx):
     try:
         cert = _cached("ulam", params, lambda: _u_lambda_certificate(params))
+        a, b = (Fraction(0), Fraction(1)) if params.get("claimed") is None else \
+            (_F(params["claimed"][0]), _F(params["claimed"][1]))
+        if ctx.variant == "shifted-enclosure":
+            mid = (cert["_lo"] + cert["_hi"]) / 2 + Fraction(1, 1000)
+            a, b = mid - Fraction(1, 10 ** 6), mid + Fraction(1, 10 ** 6)
+        elif ctx.variant == "lambda-not-squared":
+            # fixed statement: u_lambda lies in the reported enclosure of the correct certificate (widened by
+            # 2^-40); wrong quantity: the fixed-point equation solved with lambda instead of lambda^2
+            a, b = cert["_lo"] - Fraction(1, 2 ** 40), cert["_hi"] + Fraction(1, 2 ** 40)
+            p = {**params, "lambda_power": 1}
+            cert = _cached("ulam", p, lambda: _u_lambda_certificate(p))
     except ModuleNotFoundError as e:
         return _no_flint(e)
-    a, b = (Fraction(0), Fraction(1)) if params.get("claimed") is None else (_F(params["claimed"][0]), _F(params["claimed"][1]))
-    if ctx.variant == "shifted-enclosure":
-        mid = (cert["_lo"] + cert["_hi"]) / 2 + Fraction(1, 1000)
-        a, b = mid - Fraction(1, 10 ** 6), mid + Fraction(1, 10 ** 6)
     status = None
     if cert["uniqueness_and_existence_certified"]:
         if a < cert["_lo"] and cert["_hi"] < b:
@@ -507,7 +579,9 @@ register(Claim(
               "root u_lambda, and u_lambda in (0, 1); a certified enclosure of width ~2^-99 is reported",
     section="certificates", check=_check_u_lambda, kind="numeric", assumptions=("lambda > 1",),
     defaults={"lambda": "1.2", "claimed": None, "n_init": 8, "prec": 128},
-    controls=(Control("shifted-enclosure", "claim u_lambda lies in an interval of width 2e-6 centred 1e-3 above it"),),
+    controls=(Control("shifted-enclosure", "claim u_lambda lies in an interval of width 2e-6 centred 1e-3 above it"),
+              Control("lambda-not-squared", "wrong quantity: the root of u = tanh(lambda u) (lambda for lambda^2), "
+                                            "claimed in the reported enclosure of u_lambda widened by 2^-40")),
 ))
 
 
@@ -515,7 +589,10 @@ def _contraction_certificate(params, margin):
     B = _flint()
     prec = int(params["prec"])
     lam = _F(params["lambda"])
-    lam2 = lam * lam
+    gain = params.get("gain", "lambda^2")  # "2*lambda": a control's mistake (d/dlambda of lambda^2)
+    if gain not in ("lambda^2", "2*lambda"):
+        raise ValueError(f"unknown gain {gain!r}")
+    lam2 = lam * lam if gain == "lambda^2" else 2 * lam
     with B.precision(prec):
         L2, mg = B.to_arb(lam2), B.to_arb(margin)
 
@@ -544,7 +621,7 @@ def _contraction_certificate(params, margin):
             status = True
         else:
             status = None
-        return {"prec": prec, "lambda": str(lam), "margin": str(margin),
+        return {"prec": prec, "lambda": str(lam), "gain_multiplying_u": f"{gain} = {lam2}", "margin": str(margin),
                 "near_zero": {"interval": ["0", str(d0)], "applies": near_ok,
                               "argument": "tanh x < x for x > 0 (x - tanh x vanishes at 0 with derivative "
                                           "tanh^2 x > 0), hence tanh(lambda^2 u) < lambda^2 u <= u when lambda <= 1"},
@@ -561,11 +638,14 @@ def _check_contraction(params, ctx):
         margin = Fraction(1, 1000)
     elif ctx.variant == "above-threshold":
         p["lambda"] = "1.05"
+    elif ctx.variant == "slope-2-lambda":
+        p["gain"] = "2*lambda"  # wrong quantity: the map u -> tanh(2 lambda u), statement and lambda kept
     try:
         cert = _cached("contr", {**p, "_margin": str(margin)}, lambda: _contraction_certificate(p, margin))
     except ModuleNotFoundError as e:
         return _no_flint(e)
     ev = {"statement": f"tanh(lambda^2 u) < u - {margin} for every u > 0 (lambda = {p['lambda']})",
+          "gain_computed_as": p.get("gain", "lambda^2"),
           "certificate": cert}
     return Outcome(_verdict(cert["status"]), ev)
 
@@ -577,7 +657,9 @@ register(Claim(
     section="certificates", check=_check_contraction, kind="numeric", assumptions=("lambda <= 1",),
     defaults={"lambda": "1", "near_zero": "1/8", "n_init": 8, "max_depth": 30, "prec": 96},
     controls=(Control("shifted-threshold", "claim tanh(u) < u - 1e-3 for all u > 0 (fails near 0)"),
-              Control("above-threshold", "the same statement at lambda = 1.05 > 1 (fails on (0, u_lambda))")),
+              Control("above-threshold", "the same statement at lambda = 1.05 > 1 (fails on (0, u_lambda))"),
+              Control("slope-2-lambda", "wrong quantity: lambda^2 computed as 2 lambda (the map u -> tanh(2u) at "
+                                        "lambda = 1), statement and margin 0 kept")),
 ))
 
 
@@ -608,6 +690,27 @@ def _softplus_lower(B, mu, sigma, K, N):
         first = B.phi(a) - B.phi(b)
         total += fc * P + dfc * (first - c * P)
     return total
+
+
+def _softplus_upper(B, mu, sigma, K, N):
+    """Rigorous upper bound of E[log(1 + exp(-(mu + sigma U)))], U ~ N(0, 1), sigma >= 0: on each piece of
+    [-K, K] the convex integrand lies below its chord; for |u| > K, log(1 + e^x) <= log 2 + |x| and
+    |x| <= |mu| + sigma |u| (closed-form Gaussian tails)."""
+    from flint import arb
+
+    def sp(u):
+        return (1 + (-(mu + sigma * B.to_arb(u))).exp()).log()
+
+    total = arb(0)
+    edges = [Fraction(-K) + Fraction(2 * K * j, N) for j in range(N + 1)]
+    vals = [sp(u) for u in edges]
+    for j, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
+        slope = (vals[j + 1] - vals[j]) / B.to_arb(b - a)
+        P = B.normal_mass(a, b)
+        first = B.phi(a) - B.phi(b)
+        total += vals[j] * P + slope * (first - B.to_arb(a) * P)
+    tail = (arb(2).log() + abs(mu)) * 2 * B.Phi(-K) + sigma * 2 * B.phi(K)
+    return total + tail
 
 
 def _isqrt_exact(n: int):
@@ -664,19 +767,25 @@ def _coercivity_certificate(params):
             ok = B.gt(v, 0) is True
             mono_ok &= ok
             mono_rows.append({"box": [str(lo), str(hi)], "Phi_on_box": v.str(8, more=True), "certainly_positive": ok})
-        c0 = -M * B.Phi(-M) + B.phi(M)
+        endpoint = params.get("c0_endpoint", "-M")  # "+M": a control's mistake (the max of g, not its min)
+        if endpoint == "-M":
+            c0 = -M * B.Phi(-M) + B.phi(M)  # g(-M)
+        elif endpoint == "+M":
+            c0 = M * B.Phi(M) + B.phi(M)  # g(+M)
+        else:
+            raise ValueError(f"unknown c0_endpoint {endpoint!r}")
         C1 = c0 * B.hull(lam_lo, lam_up).sqrt()
         out = {"prec": prec, "d": d, "M^2": str(M2), "M": B.fmt(M, 30), "lambda_min_Gamma": lam_note,
                "g_prime_equals_Phi_symbolic": gprime_is_Phi,
                "monotonicity": {"statement": "g'(t) = Phi(t) > 0 on [-M, M], so min_{|t|<=M} g = g(-M)",
                                 "boxes": mono_rows, "all_certain": mono_ok},
-               "c0": B.fmt(c0, 30), "C1": B.fmt(C1, 30)}
+               "c0_evaluated_at": endpoint, "c0": B.fmt(c0, 30), "C1": B.fmt(C1, 30)}
         # optional: L(w) >= C1 ||w|| on sampled directions (w^T Y X ~ N(w.m1, w^T Gamma w))
         rng = np.random.default_rng(int(params["direction_seed"]))
         dirs = [("e1-aligned (worst q = -M)", [float(x) for x in m1]), ("anti-aligned", [-float(x) for x in m1])]
         for i in range(int(params["random_directions"])):
             dirs.append((f"random {i}", list(rng.standard_normal(d))))
-        rows, samp_ok = [], True
+        rows, samp_ok, counterexamples = [], True, []
         for name, u in dirs:
             nu = float(np.linalg.norm(u))
             for rad in params["radii"]:
@@ -686,15 +795,23 @@ def _coercivity_certificate(params):
                 sig = B.to_arb(s2).sqrt()
                 nw = B.to_arb(sum(x * x for x in w)).sqrt()
                 Lw = _softplus_lower(B, mu, sig, int(params["softplus_K"]), int(params["softplus_pieces"]))
+                Lu = _softplus_upper(B, mu, sig, int(params["softplus_K"]), int(params["softplus_pieces"]))
                 gap = Lw - C1 * nw
                 ok = B.gt(gap, 0) is True
+                bad = B.lt(Lu, C1 * nw) is True  # L(w) < C1 ||w|| certainly: a counterexample
                 samp_ok &= ok
                 rows.append({"direction": name, "radius": str(rad), "L(w)_ge": Lw.str(10, more=True),
-                             "C1_norm_w": (C1 * nw).str(10, more=True), "certified": ok})
+                             "L(w)_le": Lu.str(10, more=True),
+                             "C1_norm_w": (C1 * nw).str(10, more=True), "certified": ok, "counterexample": bad})
+                if bad:
+                    counterexamples.append(rows[-1])
         out["sampled_directions"] = {"statement": "L(w) >= C1 ||w|| (L bounded below by a convex tangent-line "
-                                                  "partition of the 1-D Gaussian integral, |u| <= K, tail dropped)",
-                                     "rows": rows, "all_certain": samp_ok}
+                                                  "partition of the 1-D Gaussian integral, |u| <= K, tail dropped; "
+                                                  "above by chords plus an explicit tail bound)",
+                                     "rows": rows, "all_certain": samp_ok,
+                                     "n_certain_counterexamples": len(counterexamples)}
         out["_C1"], out["_ok"] = C1, bool(mono_ok and gprime_is_Phi and samp_ok)
+        out["_counterexample"] = bool(counterexamples)
         with mpm.workdps(40):
             Mm = mpm.sqrt(mpm.mpf(M2.numerator) / M2.denominator)
             out["c0_mpmath"] = mpm.nstr(mpm.npdf(Mm) - Mm * mpm.ncdf(-Mm), 30)
@@ -702,8 +819,11 @@ def _coercivity_certificate(params):
 
 
 def _check_coercivity(params, ctx):
+    p = dict(params)
+    if ctx.variant == "c0-at-plus-M":
+        p["c0_endpoint"] = "+M"  # wrong quantity: c0 = g(+M) (the max of g on [-M, M]), statement kept
     try:
-        cert = _cached("coer", params, lambda: _coercivity_certificate(params))
+        cert = _cached("coer", p, lambda: _coercivity_certificate(p))
     except ModuleNotFoundError as e:
         return _no_flint(e)
     B = _flint()
@@ -713,7 +833,12 @@ def _check_coercivity(params, ctx):
     with B.precision(cert["prec"]):
         s = B.gt(cert["_C1"], thr)
     status = (True if cert["_ok"] else None) if s is True else (False if s is False else None)
-    ev = {"statement": f"C1 = c0 sqrt(lambda_min(Gamma)) > {thr}, c0 = min_(|t|<=M) t Phi(t) + phi(t) = g(-M)",
+    if cert["_counterexample"]:
+        status = False  # a sampled w with L(w) < C1 ||w|| certainly (upper bound of L below C1 ||w||)
+    ev = {"statement": f"C1 = c0 sqrt(lambda_min(Gamma)) > {thr}, c0 = min_(|t|<=M) t Phi(t) + phi(t) = g(-M), "
+                       "and L(w) >= C1 ||w|| on the sampled directions",
+          "rule": "verified iff C1 > threshold certainly and every sampled inequality is certified; refuted iff "
+                  "C1 <= threshold certainly or some sampled w has an upper bound of L(w) certainly below C1 ||w||",
           "threshold": str(thr), "certificate": {k: v for k, v in cert.items() if not k.startswith("_")}}
     return Outcome(_verdict(status), ev)
 
@@ -729,7 +854,9 @@ register(Claim(
               "random_directions": 2, "radii": ["0.5", "2", "8"], "softplus_K": 9, "softplus_pieces": 160,
               "prec": 96},
     profiles={"full": {"random_directions": 6, "radii": ["0.25", "1", "4", "16"], "softplus_pieces": 640}},
-    controls=(Control("shifted-threshold", "claim C1 > c0 + 1e-3 (c0 from mpmath)"),),
+    controls=(Control("shifted-threshold", "claim C1 > c0 + 1e-3 (c0 from mpmath)"),
+              Control("c0-at-plus-M", "wrong quantity: c0 = g(+M) = M Phi(M) + phi(M) (the max of g on [-M, M]); "
+                                      "statement kept: L(w) >= C1 ||w|| then fails certainly on a sampled w")),
 ))
 
 
@@ -748,6 +875,7 @@ def _rho_certificate(params):
     D = mix.dim
     box = [[_F(x) for x in r] for r in params["tilt_box"]]
     n = int(params["grid"])
+    kpow = int(params.get("denominator_power", 2))  # rho = M(2a)/M(a)^k; k = 1 is a control's mistake
     with B.precision(prec):
         lw = [B.to_arb(Fraction(w)).log() for w in mix.weights]
         ms = [[B.to_arb(Fraction(x)) for x in m] for m in mix.means]
@@ -769,7 +897,7 @@ def _rho_certificate(params):
             return lse(scores(a))
 
         def F(a):  # log rho(a)
-            return Lam([2 * x for x in a]) - 2 * Lam(a)
+            return Lam([2 * x for x in a]) - kpow * Lam(a)
 
         def weights_lower(b):
             """Exact lower bounds of the tilted weights over the box b (monotone in each difference)."""
@@ -780,7 +908,7 @@ def _rho_certificate(params):
                 out.append((1 / den).lower())
             return out
 
-        def gradF(a):  # 2 grad Lambda(2a) - 2 grad Lambda(a), grad Lambda = sum_k w_k (m_k + G_k a)
+        def gradF(a):  # 2 grad Lambda(2a) - k grad Lambda(a), grad Lambda = sum_k w_k (m_k + G_k a)
             def gl(x):
                 sc = scores(x)
                 mx = max(float(v.mid()) for v in sc)
@@ -789,7 +917,7 @@ def _rho_certificate(params):
                 return [sum((e[k] / S * (ms[k][i] + sum((Gs[k][i][j] * x[j] for j in range(D)), arb(0)))
                              for k in range(len(e))), arb(0)) for i in range(D)]
             g2, g1 = gl([2 * x for x in a]), gl(a)
-            return [2 * (u - v) for u, v in zip(g2, g1)]
+            return [2 * u - kpow * v for u, v in zip(g2, g1)]
 
         # lambda_min(G_k) lower bounds (Cholesky of G_k - cI; 0 for singular components)
         lam = []
@@ -826,7 +954,10 @@ def _rho_certificate(params):
             curv = (B.to_arb(amin2) * kappa).lower()
             if curv < 0:
                 curv = arb(0)
-            if direct > 0 and direct >= curv:
+            if kpow != 2:  # the integral form is the second difference Lambda(2a) - 2 Lambda(a) + Lambda(0) only
+                bound, method = direct, "direct"
+                n_direct += 1
+            elif direct > 0 and direct >= curv:
                 bound, method = direct, "direct"
                 n_direct += 1
             else:
@@ -848,7 +979,8 @@ def _rho_certificate(params):
                     cx = (p, r)
         a0 = [sum(Fraction(u) * Fraction(z) for u, z in zip(ur, FP["z"])) for ur in FP["U"]] \
             if params["mixture"] == FP["mixture"] else None
-        out = {"prec": prec, "tilt_box": [[str(x) for x in r] for r in box], "grid": f"{n}^{D} = {n ** D} boxes",
+        out = {"prec": prec, "rho_definition": f"M(2a) / M(a)^{kpow}",
+               "tilt_box": [[str(x) for x in r] for r in box], "grid": f"{n}^{D} = {n ** D} boxes",
                "lambda_min_lower_G_k": [str(x) for x in lam], "n_direct": n_direct, "n_curvature": n_curv,
                "n_boxes_log_rho_certainly_positive": n_strict,
                "worst_box": {k: v for k, v in worst.items() if k != "_b"},
@@ -865,8 +997,11 @@ def _rho_certificate(params):
 
 
 def _check_rho(params, ctx):
+    p = dict(params)
+    if ctx.variant == "wrong-power":
+        p["denominator_power"] = 1  # wrong quantity: rho = M(2a)/M(a), statement rho >= 1 kept
     try:
-        cert = _cached("rho", params, lambda: _rho_certificate(params))
+        cert = _cached("rho", p, lambda: _rho_certificate(p))
     except ModuleNotFoundError as e:
         return _no_flint(e)
     B = _flint()
@@ -880,6 +1015,9 @@ def _check_rho(params, ctx):
         refuted = B.lt(cert["_cx"][1], thr) is True
     status = True if ok else (False if refuted else None)
     ev = {"statement": f"rho(a) = M(2a)/M(a)^2 >= {thr} for every tilt a in the box", "threshold": str(thr),
+          "rho_computed_as": cert["rho_definition"],
+          "rule": "verified iff every box has a certified lower bound of log rho >= log threshold (> when the "
+                  "threshold is not 1); refuted iff rho at an exact probe point is certainly below it",
           "certificate": {k: v for k, v in cert.items() if not k.startswith("_")}}
     return Outcome(_verdict(status), ev)
 
@@ -897,5 +1035,7 @@ register(Claim(
     section="certificates", check=_check_rho, kind="numeric",
     assumptions=("weights sum to 1", "some component covariance positive definite (for strictness off 0)"),
     defaults=_rho_defaults(), profiles={"full": {"grid": 10}},
-    controls=(Control("shifted-threshold", "claim rho(a) >= 1.5 on the same box (which contains a = 0)"),),
+    controls=(Control("shifted-threshold", "claim rho(a) >= 1.5 on the same box (which contains a = 0)"),
+              Control("wrong-power", "wrong quantity: rho computed as M(2a)/M(a) (power 1 in the denominator); "
+                                     "statement rho >= 1 kept: certainly < 1 at a box centre (mixture mean != 0)")),
 ))

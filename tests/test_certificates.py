@@ -14,6 +14,18 @@ from numerics import balls as B  # noqa: E402
 CERT_IDS = ["cert-thm-3.5-normal-hessian", "cert-thm-4.1-linear-gap", "cert-prop-4.3-u-lambda",
             "cert-prop-4.3-contraction", "cert-lemma-b.32-coercivity", "cert-fp-rho"]
 
+#: every claim has a shifted-threshold control and a wrong-quantity control (threshold kept fixed)
+EXPECTED_CONTROLS = {
+    "cert-thm-3.5-normal-hessian": {"shifted-threshold", "s-star-zero"},
+    "cert-thm-4.1-linear-gap": {"shifted-threshold", "wiener-denoiser"},
+    "cert-prop-4.3-u-lambda": {"shifted-enclosure", "lambda-not-squared"},
+    "cert-prop-4.3-contraction": {"shifted-threshold", "above-threshold", "slope-2-lambda"},
+    "cert-lemma-b.32-coercivity": {"shifted-threshold", "c0-at-plus-M"},
+    "cert-fp-rho": {"shifted-threshold", "wrong-power"},
+}
+WRONG_QUANTITY = {"s-star-zero", "wiener-denoiser", "lambda-not-squared", "slope-2-lambda", "c0-at-plus-M",
+                  "wrong-power"}
+
 
 # ---- tri-state comparisons -------------------------------------------------------------------
 def test_overlapping_balls_never_compare_true_or_false():
@@ -161,13 +173,95 @@ def _defaults():
     return DEFAULTS
 
 
-# ---- every certificate claim: verified, every control refuted -------------------------------------
+# ---- wrong-quantity controls: the mistaken quantity itself, checked independently -------------------
+def test_s_star_zero_hessian_has_exact_null_normal_direction():
+    from checks import certificates as C
+    from checks.registry import get
+
+    cert = C._normal_hessian_certificate(get("cert-thm-3.5-normal-hessian").params("quick", {"s_scale": 0}))
+    ne = cert["normal_eigenvalues"]
+    assert cert["lower"] is None and cert["upper"] == 0 and cert["upper"].rad() == 0
+    assert ne["null_direction_z_wbr"] == ["0", "0", "3/5", "-1"]
+    assert ne["cholesky_of_H"]["status"] is None  # singular H: the ball Cholesky cannot decide
+    assert arb(ne["ball_rayleigh_of_H_at_z (must contain 0)"]).contains(0)
+    assert cert["realizes_bayes_minimizer"] and cert["lambda_min_DC_DCt"]["status"] is True
+
+
+def test_wiener_denoiser_gap_is_exactly_zero():
+    from checks import certificates as C
+    from checks.registry import get
+
+    cert = C._linear_gap_certificate(get("cert-thm-4.1-linear-gap").params("quick", {"grid": 8, "denoiser": "wiener"}))
+    assert cert["A_star_minus_W"] == [["0", "0"], ["0", "0"]]
+    for k in ("_lower", "_upper"):
+        assert cert[k] == 0 and cert[k].rad() == 0
+    assert B.le(cert["_upper"], 0) is True and B.gt(cert["_lower"], 0) is False
+
+
+def test_lambda_not_squared_root_pinned_and_outside_true_enclosure():
+    from checks import certificates as C
+    from checks.registry import get
+
+    p = get("cert-prop-4.3-u-lambda").params("quick")
+    good = C._u_lambda_certificate(p)
+    bad = C._u_lambda_certificate({**p, "lambda_power": 1})
+    with mpm.workdps(50):
+        r = mpm.findroot(lambda u: mpm.tanh(mpm.mpf("1.2") * u) - u, 0.65)
+    assert bad["uniqueness_and_existence_certified"]
+    assert bad["_lo"] < Fraction(mpm.nstr(r, 45)) < bad["_hi"]
+    assert bad["_hi"] < good["_lo"] - Fraction(1, 10)  # ~0.6586 vs ~0.8339
+
+
+def test_slope_2_lambda_counterexample_is_genuine():
+    from checks import certificates as C
+    from checks.registry import get
+
+    p = {**get("cert-prop-4.3-contraction").params("quick"), "gain": "2*lambda"}
+    cert = C._contraction_certificate(p, Fraction(0))
+    assert cert["status"] is False
+    u = Fraction(cert["compact_piece"]["counterexample"])
+    assert 0 < u and np.tanh(2 * float(u)) > float(u) + 1e-3
+
+
+def test_c0_at_plus_M_pinned_and_softplus_bounds_bracket_mpmath():
+    from checks import certificates as C
+    from checks.registry import get
+
+    p = {**get("cert-lemma-b.32-coercivity").params("quick"), "c0_endpoint": "+M"}
+    cert = C._coercivity_certificate(p)
+    with mpm.workdps(40):
+        ref = mpm.ncdf(1) + mpm.npdf(1)  # g(+1) = Phi(1) + phi(1)
+    assert cert["_C1"].overlaps(arb(mpm.nstr(ref, 35), 1e-33)) and cert["_counterexample"]
+    for row in cert["sampled_directions"]["rows"][:3]:  # e1-aligned: w^T Y X ~ N(r, r^2)
+        rad = float(row["radius"])
+        with mpm.workdps(20):
+            L = mpm.quad(lambda u: mpm.log(1 + mpm.exp(-rad * (1 + u))) * mpm.npdf(u), [-mpm.inf, -1, mpm.inf])
+        assert float(arb(row["L(w)_ge"]).lower()) <= float(L) <= float(arb(row["L(w)_le"]).upper())
+
+
+def test_wrong_power_rho_probe_matches_float():
+    from checks import certificates as C
+    from checks.registry import get
+
+    cert = C._rho_certificate({**get("cert-fp-rho").params("quick"), "denominator_power": 1})
+    pt, rho = cert["_cx"]
+    w, m = np.array([0.4, 0.6]), np.array([[1, 0, 0], [-0.5, 1, 0]])
+    G = np.array([[[1, .3, 0], [.3, 1, 0], [0, 0, .5]], [[.5, .5, 0], [.5, .5, 0], [0, 0, 0]]])
+    M = lambda a: sum(w[k] * np.exp(a @ m[k] + a @ G[k] @ a / 2) for k in range(2))  # noqa: E731
+    a = np.array([float(x) for x in pt])
+    assert abs(float(rho) - M(2 * a) / M(a)) < 1e-12 and float(rho.upper()) < 1
+
+
+# ---- every certificate claim: verified, every control (old and new) refuted ----------------------
 @pytest.mark.parametrize("cid", CERT_IDS)
 def test_certificate_claims_and_controls(cid):
+    from checks.registry import get
     from checks.runner import run_claim
 
+    assert {c.id for c in get(cid).controls} == EXPECTED_CONTROLS[cid]
+    assert EXPECTED_CONTROLS[cid] & WRONG_QUANTITY, "each certificate needs a wrong-quantity control"
     r = run_claim(cid, profile="quick", seed=1)
     assert r["verdict"] == "verified", r["evidence"]
-    assert r["negative_controls"], "every claim needs a control"
+    assert {c["id"] for c in r["negative_controls"]} == EXPECTED_CONTROLS[cid]
     for c in r["negative_controls"]:
         assert c["verdict"] == "refuted" and c["refuted"], (c["id"], c["evidence"])
