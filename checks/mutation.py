@@ -31,6 +31,7 @@ class Fault:
     new: str
     description: str
     claims: tuple
+    tests: tuple = ()  # pytest node ids also run on the patched tree (caught if one fails)
 
 
 S2 = ("prop-2.1", "prop-2.1-shared", "bb-lemma-2.1", "linear-fixed-proportions")
@@ -41,8 +42,8 @@ FAULTS: list[Fault] = [
           "(a.T * m)[0, 0] + (a.T * G * a)[0, 0]", "component log-MGF without the factor 1/2", S2 + FP),
     Fault("mgf-sign", "theory/mixtures.py", "(a.T * m)[0, 0] + sp.Rational(1, 2) * (a.T * G * a)[0, 0]",
           "-(a.T * m)[0, 0] + sp.Rational(1, 2) * (a.T * G * a)[0, 0]", "component log-MGF with the mean term's sign flipped", S2 + FP),
-    Fault("gate-half", "theory/attention.py", "def gate_scores(mix: SymbolicMixture, U: sp.Matrix, z: sp.Matrix, half=sp.Rational(1, 2))",
-          "def gate_scores(mix: SymbolicMixture, U: sp.Matrix, z: sp.Matrix, half=sp.Integer(1))",
+    Fault("gate-half", "theory/attention.py", "                             half=sp.Rational(1, 2)) -> sp.Matrix:\n    \"\"\"Eq. (2)",
+          "                             half=sp.Integer(1)) -> sp.Matrix:\n    \"\"\"Eq. (2)",
           "stated gate scores of eq. (2) without the factor 1/2", ("prop-2.1",)),
     Fault("expert-transpose", "theory/attention.py", "        out += w * (m + G * U * z)\n    return V * out",
           "        out += w * (m + G * U.T * z)\n    return V * out", "stated experts use U^T z (swapped index)", ("prop-2.1", "prop-2.1-shared")),
@@ -55,16 +56,19 @@ FAULTS: list[Fault] = [
     Fault("prop-a1-normalisation", "theory/attention.py", "        r = pi * sum(q * al for q, al in zip(masses, align)) / Z",
           "        r = pi * sum(q * al for q, al in zip(masses, align))", "Prop. A.1 gates without normalisation", ("prop-a.1",)),
     Fault("tilted-cov-missing-G", "theory/attention.py", "        out += wk * (G + (mu - mbar) * (mu - mbar).T)",
-          "        out += wk * (mu - mbar) * (mu - mbar).T", "tilted covariance without the within-component term", ("prop-2.1",)),
+          "        out += wk * (mu - mbar) * (mu - mbar).T", "tilted covariance without the within-component term", (),
+          ("tests/test_theory_attention.py::test_tilted_covariance_is_the_hessian_of_the_cgf",)),
     Fault("lse-normalisation", "numerics/attention.py",
           "    return scores - (mx + np.log(np.exp(scores - mx).sum(axis=1, keepdims=True)))",
           "    return scores - mx", "log-gates not normalised (softmax without denominator)", S2 + FP),
     Fault("output-V-transpose", "numerics/attention.py", "    grad = np.einsum(\"nk,nkd->nd\", al, g)\n    return grad @ V.T",
-          "    grad = np.einsum(\"nk,nkd->nd\", al, g)\n    return grad @ V", "float64 operator applies V^T instead of V", ("linear-fixed-proportions", "fp-lln")),
+          "    grad = np.einsum(\"nk,nkd->nd\", al, g)\n    return grad @ V", "float64 operator applies V^T instead of V", (),
+          ("tests/test_numerics.py::test_numpy_and_mpmath_agree_and_log_space_is_stable",)),
     Fault("mp-gates-prior", "numerics/attention.py", "        al = _softmax_mp(s)\n        grad = mpm.matrix(mix.dim, 1)",
           "        al = [w_ for w_ in mix.mp()[0]]\n        grad = mpm.matrix(mix.dim, 1)", "mpmath operator uses prior weights as gates", S2),
     Fault("second-moment-weights", "numerics/attention.py", "        M2 += w[k] * np.array(f(vals), dtype=float).reshape(D, D)",
-          "        M2 += np.array(f(vals), dtype=float).reshape(D, D)", "float64 second moment without the mixture weights", ("fp-lln",)),
+          "        M2 += np.array(f(vals), dtype=float).reshape(D, D)", "float64 second moment without the mixture weights", (),
+          ("tests/test_numerics.py::test_linear_attention_float_matches_mp",)),
     Fault("mp-second-moment-weights", "numerics/attention.py",
           "            M2 += w[k] * mpm.matrix([[out[i * D + j] for j in range(D)] for i in range(D)])",
           "            M2 += mpm.matrix([[out[i * D + j] for j in range(D)] for i in range(D)])",
@@ -148,7 +152,7 @@ def apply_fault(fault: Fault, root: Path) -> None:
 
 
 def _copy_tree(dst: Path) -> None:
-    for pkg in ("theory", "numerics", "checks"):
+    for pkg in ("theory", "numerics", "checks", "tests"):
         shutil.copytree(ROOT / pkg, dst / pkg, ignore=shutil.ignore_patterns("__pycache__"))
 
 
@@ -162,6 +166,19 @@ def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900) -> dict:
         apply_fault(fault, tmp)
         out = tmp / "out.json"
         env = dict(os.environ, PYTHONPATH=str(tmp))
+        by = []
+        if fault.tests:
+            code = ("import sys; sys.path.insert(0, %r); import pytest; "
+                    "sys.exit(pytest.main(['-q', '-x', '-p', 'no:cacheprovider', *sys.argv[1:]]))" % str(tmp))
+            try:
+                t = subprocess.run([sys.executable, "-c", code, *fault.tests], capture_output=True, text=True,
+                                   env=env, cwd=tmp, timeout=timeout)
+                if t.returncode != 0:
+                    by.append(f"tests failed: {', '.join(x.split('::')[-1] for x in fault.tests)}")
+            except subprocess.TimeoutExpired:
+                pass
+        if not fault.claims:
+            return {"id": fault.id, "description": fault.description, "caught": bool(by), "caught_by": by}
         code = ("import sys; sys.path.insert(0, %r); from checks.cli import main; sys.exit(main(sys.argv[1:]))" % str(tmp))
         cmd = [sys.executable, "-c", code, "verify", *fault.claims, "--quiet", "--json", str(out), "--seed", str(seed)]
         try:
@@ -173,7 +190,6 @@ def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900) -> dict:
             return {"id": fault.id, "description": fault.description, "caught": True,
                     "caught_by": [f"crash (exit {r.returncode}): {r.stderr.strip().splitlines()[-1:] }"]}
         doc = json.loads(out.read_text())
-        by = []
         for c in doc["claims"]:
             if c["verdict"] in ("refuted", "error"):
                 by.append(f"{c['id']}: {c['verdict']}")

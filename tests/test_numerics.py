@@ -171,3 +171,14 @@ def test_finite_prompt_attention_is_log_space_stable():
     toks = np.array([[1000.0, 0.0], [999.0, 1.0], [-5.0, 3.0]])
     out = finite_prompt_attention(toks, np.eye(2), np.eye(2), np.array([10.0, 0.0]))
     assert np.all(np.isfinite(out)) and out[0] > 999
+
+
+def test_linear_attention_float_matches_mp():
+    """float64 linear attention (second moment derived from the MGF) vs the mpmath path, with
+    unequal weights and a non-symmetric V so that weights and orientation both matter."""
+    U = np.array([[1, 0.5], [0, 1.0]])
+    V = np.array([[1.0, 2.0], [0.5, -1.0]])
+    z = [0.3, -0.2]
+    f = A.linear_attention(MIX, U, V, np.array([z]))[0]
+    m = A.linear_attention_mp(MIX, U, V, z, dps=30)
+    assert np.allclose(f, [float(x) for x in m], rtol=1e-13, atol=1e-13)
