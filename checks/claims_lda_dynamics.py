@@ -417,11 +417,13 @@ def _chk_fig1(p, ctx):
     if ctx.variant == "reversed":
         ok = r2["rate"] is not None and r1["rate"] is not None and r2["ci"][0] > 0 and r2["ci"][0] > r1["ci"][1]
     else:
-        ok = (r1["rate"] is not None and r1["ci"][0] > 0 and r1["r2"] >= 0.9
+        decay1 = res["Theta1"]["dist_final"] <= 0.1 * res["Theta1"]["dist_initial"]
+        ok = (r1["rate"] is not None and r1["ci"][0] > 0 and decay1
               and (r2["rate"] is None or r1["ci"][0] > r2["ci"][1]))
     ev.update({"runs": res, "rate_Theta1": r1["rate"], "rate_Theta2": r2["rate"],
-               "rule": "fit log dist vs t (t = k*step) on t >= 0.1 T and dist > floor; Theta1 rate (1-1e-3) CI > 0, "
-                       "R^2 >= 0.9 and its lower CI end above the Theta2 rate's upper CI end",
+               "rule": "fit log dist vs t (t = k*step) on t >= 0.1 T and dist > floor; Theta1: rate (1-1e-3) CI > 0, "
+                       "distance divided by >= 10 over the horizon, and the rate's lower CI end above the Theta2 "
+                       "rate's upper CI end (R^2 is reported, not used: transients make it seed-dependent)",
                "figures": [{"title": "fig-1: effective distance under population GD (C1)", "xlabel": "t = k * step",
                             "ylabel": "distance to E1 / E2", "xscale": "linear", "yscale": "log",
                             "series": [dict(s, **dict(zip(("x", "y"), _sub(s["x"], s["y"])))) for s in figs]}]})

@@ -193,7 +193,7 @@ def _critical_search(P, p, ctx, well, key):
         qerr = abs(Rz2 - Rz)
         gap = Rz - Rstar
         tau_R = 1e3 * (qerr + EPS * max(1.0, abs(Rstar)) + float(Rerr)) + gnorm * max(1.0, float(np.linalg.norm(z)))
-        tau_d = 10 * tau_R ** 0.25
+        tau_d = 10 * tau_R ** (1 / 6)
         rows.append({"start": kind, "limit": z.round(8).tolist(), "norm": float(np.linalg.norm(z)), "grad_norm": gnorm,
                      "critical": bool(gnorm <= p["grad_tol"] and np.linalg.norm(z) <= p["escape_radius"]),
                      "risk_gap": float(gap), "quadrature_error": float(qerr), "tau_R": float(tau_R), "tau_d": float(tau_d),
@@ -275,8 +275,8 @@ def _chk_31(p, ctx):
     ev = {"set": "E1" if only_E1 else "E1 u E2", "configs": cfgs,
           "rule": "limits of BFGS (gtol 1e-10) + least-squares Newton polish; a limit is critical iff |grad| <= grad_tol "
                   "and |zeta| <= escape_radius; it is a global minimiser in the set iff |R~ - R*| <= tau_R = 1e3 (GH error "
-                  "+ eps R* + R* error) + |grad| max(1, |zeta|) and dist <= tau_d = 10 tau_R^(1/4) (the risk is at least "
-                  "quartic in the distance along E_flat); the smallest critical limit is refined by one Newton step at dps "
+                  "+ eps R* + R* error) + |grad| max(1, |zeta|) and dist <= tau_d = 10 tau_R^(1/6) (near E1 n E2 the excess "
+                  "risk can be as flat as r^2 |s|^4, sixth order in the distance); the smallest critical limit is refined by one Newton step at dps "
                   "digits (mp gradient) and must satisfy |R~ - R*| <= 1e3 (GH(n) vs GH(1.5n+2) + R* error) + |grad| |zeta| at "
                   "that precision; confirmed iff all critical limits pass, and >= min_critical are found"}
     if bad is not None:
