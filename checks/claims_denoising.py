@@ -721,7 +721,12 @@ def _check_fig2(params, ctx):
     ev = {"architecture": kind, "steps": steps, "step_size": params["step_size"], "clip": params["clip"],
           "batch": params["batch"], "curve": [[s, float(f"{r:.6g}")] for s, r in curve],
           "initial_excess_risk": init, "final_excess_risk": final, "linear_excess_risk": r_lin,
-          "rule": f"final < {frac} * (R(A*) - R(f*)) and final < initial"}
+          "rule": f"final < {frac} * (R(A*) - R(f*)) and final < initial",
+          "figures": [{"title": "fig-2: excess risk of two heads under online SGD (d = 2)", "xlabel": "step",
+                       "ylabel": "E||f(Z) - f*(Z)||^2", "yscale": "log",
+                       "series": [{"label": kind, "x": [s_ for s_, _ in curve], "y": [r for _, r in curve]},
+                                  {"label": "best linear attention R(A*) - R(f*)", "x": [curve[0][0], curve[-1][0]],
+                                   "y": [r_lin, r_lin]}]}]}
     return Outcome("confirmed" if passed else "refuted", ev)
 
 
@@ -740,6 +745,7 @@ register(Claim(
 
 def _check_fig3(params, ctx):
     out = {}
+    figs = []
     ok = True
     for label, xi in (("strong", params["xi_strong"]), ("weak", params["xi_weak"])):
         t = _task(dict(params, xi=xi))
@@ -765,7 +771,13 @@ def _check_fig3(params, ctx):
         limits = sorted({(round(a, 6), round(b, 6)) for a, b in ZT})
         out[label] = {"xi": str(xi), "lambda": lam, "distinct_limits": [list(p) for p in limits],
                       "max_deviation_from_prediction": err}
+        figs.append({"title": f"fig-3 ({label} separation, lambda = {lam:.2f}): starts and limits", "xlabel": "z_1",
+                     "ylabel": "z_2", "series": [{"label": "starting points", "x": Z0[:, 0].tolist(), "y": Z0[:, 1].tolist(),
+                                                  "style": "scatter"},
+                                                 {"label": "limits", "x": ZT[:, 0].tolist(), "y": ZT[:, 1].tolist(),
+                                                  "style": "scatter"}]})
         ok &= err < 1e-6
+    out["figures"] = figs
     return Outcome("confirmed" if ok else "refuted", out)
 
 
