@@ -111,16 +111,44 @@ class LDAProblem:
         return m1, m_1, G, np.linalg.cholesky(G), pi, float(np.log(pi / (1 - pi)))
 
     def bayes(self, mp: bool = False):
-        """(w*, b*) of eq. (5)."""
+        """(w*, b*) of eq. (5), lambdified from :func:`theory.lda.bayes_coefficients` (the form that
+        ``prop-b.2`` proves equal to the log-odds of the class densities)."""
         m1, m_1, G, L, pi, s0 = self.arrays(mp)
         if mp:
             Gi = mpm.inverse(mpm.matrix(G.tolist()))
             Gi = np.array([[Gi[i, j] for j in range(self.d)] for i in range(self.d)], dtype=object)
         else:
             Gi = np.linalg.inv(G)
-        w = Gi @ (m1 - m_1)
-        b = -(m1 @ Gi @ m1 - m_1 @ Gi @ m_1) / 2 + s0
-        return w, b
+        f, names = _bayes_compiled(self.d, "mpmath" if mp else "numpy")
+        vals = {names["pi"]: pi}
+        for i in range(self.d):
+            vals[names["m1"][i]] = m1[i]
+            vals[names["m_1"][i]] = m_1[i]
+            for j in range(self.d):
+                vals[names["P"][i][j]] = Gi[i, j]
+        out = f(vals)
+        w = np.array(out[:self.d], dtype=object if mp else float)
+        return w, out[self.d]
+
+
+@lru_cache(maxsize=None)
+def _bayes_compiled(d: int, backend: str):
+    import sympy as sp
+
+    from theory.lda import bayes_coefficients
+
+    from .lambdify import compile_expr
+
+    m1 = sp.Matrix(sp.symbols(f"bm1_1:{d + 1}", real=True))
+    m_1 = sp.Matrix(sp.symbols(f"bm_1_1:{d + 1}", real=True))
+    P = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"bP_{i + 1}{j + 1}", real=True))
+    pi = sp.Symbol("bpi", positive=True)
+    w, b = bayes_coefficients(m1, m_1, P, pi)
+    args = list(m1) + list(m_1) + list(P) + [pi]
+    f = compile_expr(list(w) + [b], args, backend)
+    names = {"m1": [s.name for s in m1], "m_1": [s.name for s in m_1], "pi": pi.name,
+             "P": [[P[i, j].name for j in range(d)] for i in range(d)]}
+    return f, names
 
 
 def _bad(msg):
