@@ -14,7 +14,7 @@ import numpy as np
 import sympy as sp
 
 from theory.attention import component_kernel
-from theory.mixtures import hessian, component_log_mgf
+from theory.mixtures import component_log_mgf, entry_name, hessian
 
 from .errors import InputError
 from .lambdify import compile_expr
@@ -75,7 +75,7 @@ def _values(mix: GaussianMixture, k: int, A_cols, backend: str, w, m, G):
     for i in range(D):
         vals[f"m_{i + 1}"] = m[k][i]
         for j in range(i, D):
-            vals[f"G_{i + 1}{j + 1}"] = G[k][i, j] if backend == "mpmath" else G[k][i, j]
+            vals[entry_name("G", i, j, D)] = G[k][i, j]
     vals["logpi"] = mpm.log(w[k]) if backend == "mpmath" else np.log(w[k])
     return vals
 
@@ -138,7 +138,7 @@ def second_moment(mix: GaussianMixture) -> np.ndarray:
     M2 = np.zeros((D, D))
     for k in range(mix.n_components):
         vals = {f"m_{i + 1}": m[k][i] for i in range(D)}
-        vals.update({f"G_{i + 1}{j + 1}": G[k][i, j] for i in range(D) for j in range(i, D)})
+        vals.update({entry_name("G", i, j, D): G[k][i, j] for i in range(D) for j in range(i, D)})
         M2 += w[k] * np.array(f(vals), dtype=float).reshape(D, D)
     return M2
 
@@ -223,7 +223,7 @@ def linear_attention_mp(mix: GaussianMixture, U, V, z, dps: int = 50):
         M2 = mpm.matrix(D, D)
         for k in range(mix.n_components):
             vals = {f"m_{i + 1}": m[k][i] for i in range(D)}
-            vals.update({f"G_{i + 1}{j + 1}": G[k][i, j] for i in range(D) for j in range(i, D)})
+            vals.update({entry_name("G", i, j, D): G[k][i, j] for i in range(D) for j in range(i, D)})
             out = f(vals)
             M2 += w[k] * mpm.matrix([[out[i * D + j] for j in range(D)] for i in range(D)])
         return Vm * M2 * Um * zm

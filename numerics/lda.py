@@ -141,7 +141,7 @@ def _bayes_compiled(d: int, backend: str):
 
     m1 = sp.Matrix(sp.symbols(f"bm1_1:{d + 1}", real=True))
     m_1 = sp.Matrix(sp.symbols(f"bm_1_1:{d + 1}", real=True))
-    P = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"bP_{i + 1}{j + 1}", real=True))
+    P = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"bP_{i + 1}_{j + 1}", real=True))
     pi = sp.Symbol("bpi", positive=True)
     w, b = bayes_coefficients(m1, m_1, P, pi)
     args = list(m1) + list(m_1) + list(P) + [pi]

@@ -182,3 +182,17 @@ def test_linear_attention_float_matches_mp():
     f = A.linear_attention(MIX, U, V, np.array([z]))[0]
     m = A.linear_attention_mp(MIX, U, V, z, dps=30)
     assert np.allclose(f, [float(x) for x in m], rtol=1e-13, atol=1e-13)
+
+
+def test_dimension_ten_and_above_keeps_symbol_names_unique():
+    """Entry names G_1_11 vs G_11_1 (and U, V) must not collide from D = 10 on."""
+    D = 11
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(D, D))
+    G = np.round(B @ B.T / D, 3)
+    mix = GaussianMixture.from_values([0.5, 0.5], [np.round(rng.normal(size=D), 2).tolist(),
+                                                   np.round(rng.normal(size=D), 2).tolist()], [G.tolist(), np.eye(D).tolist()])
+    U, V, z = 0.3 * np.eye(D), np.eye(D), rng.normal(size=D)
+    t = A.softmax_attention(mix, U, V, z[None])[0]
+    tm = A.softmax_attention_mp(mix, U, V, z, dps=30)
+    assert np.allclose(t, [float(x) for x in tm], atol=1e-12)

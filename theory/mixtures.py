@@ -20,11 +20,18 @@ __all__ = [
     "hessian",
     "vector_symbols",
     "matrix_symbols",
+    "entry_name",
 ]
 
 
 def vector_symbols(name: str, n: int, **kw) -> sp.Matrix:
     return sp.Matrix(sp.symbols(f"{name}_1:{n + 1}", real=True, **kw))
+
+
+def entry_name(name: str, i: int, j: int, size: int) -> str:
+    """Symbol name of entry (i, j) (0-based): ``G_12`` below size 10, ``G_1_12`` from 10 on so that
+    names stay unique."""
+    return f"{name}_{i + 1}{j + 1}" if size < 10 else f"{name}_{i + 1}_{j + 1}"
 
 
 def matrix_symbols(name: str, rows: int, cols: int | None = None, symmetric: bool = False) -> sp.Matrix:
@@ -35,9 +42,9 @@ def matrix_symbols(name: str, rows: int, cols: int | None = None, symmetric: boo
         entries = {}
         for i in range(rows):
             for j in range(i, rows):
-                entries[(i, j)] = entries[(j, i)] = sp.Symbol(f"{name}_{i + 1}{j + 1}", real=True)
+                entries[(i, j)] = entries[(j, i)] = sp.Symbol(entry_name(name, i, j, rows), real=True)
         return sp.Matrix(rows, cols, lambda i, j: entries[(i, j)])
-    return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}_{i + 1}{j + 1}", real=True))
+    return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(entry_name(name, i, j, max(rows, cols)), real=True))
 
 
 @dataclass
