@@ -483,24 +483,28 @@ def gradient_descent(prob, theta0, step, steps, n=40, record_every=1, callback=N
     return out
 
 
-def gradient_flow_rk4(prob, theta0, T, h, n=40, dps=None, record_every=1):
-    """Classical RK4 for theta' = -grad R(theta), float64 or mpmath (object arrays)."""
-    th = _cast(theta0, dps)
-    if dps is not None:
-        h = mpm.mpf(h)
-    f = lambda x: -grad_theta(prob, x, n, dps)[1]
-    steps = int(round(T / float(h)))
-    out = [(0.0, th.copy())]
+def rk4(f, th0, T, h, dps=None, record_every=1):
+    """Classical RK4 for theta' = f(theta); float64, or mpmath object arrays at ``dps`` (the start
+    point and the step are converted inside the precision context)."""
+    steps = int(round(float(T) / float(h)))
     with workdps(dps or 15):
+        th = _cast(th0, dps)
+        hh = mpm.mpf(h) if dps is not None else float(h)
+        out = [(0.0, th.copy())]
         for k in range(1, steps + 1):
             k1 = f(th)
-            k2 = f(th + h / 2 * k1)
-            k3 = f(th + h / 2 * k2)
-            k4 = f(th + h * k3)
-            th = th + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            k2 = f(th + hh / 2 * k1)
+            k3 = f(th + hh / 2 * k2)
+            k4 = f(th + hh * k3)
+            th = th + hh / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
             if k % record_every == 0 or k == steps:
                 out.append((k * float(h), th.copy()))
     return out
+
+
+def gradient_flow_rk4(prob, theta0, T, h, n=40, dps=None, record_every=1):
+    """RK4 for the gradient flow theta' = -grad R(theta) (:func:`rk4`)."""
+    return rk4(lambda x: -grad_theta(prob, x, n, dps)[1], theta0, T, h, dps, record_every)
 
 
 def sample(prob, rng, N):

@@ -137,22 +137,7 @@ def grad_theta_fast(prob, theta, n=40, dps=None):
         return R, dphi_T_apply(prob, th, g, mp)
 
 
-def rk4(f, th0, T, h, dps=None, record_every=1):
-    """Classical RK4 for theta' = f(theta); float64 or mpmath object arrays at ``dps``."""
-    steps = int(round(float(T) / float(h)))
-    with workdps(dps or 15):
-        th = N._cast(th0, dps)
-        hh = mpm.mpf(h) if dps is not None else float(h)
-        out = [(0.0, th.copy())]
-        for k in range(1, steps + 1):
-            k1 = f(th)
-            k2 = f(th + hh / 2 * k1)
-            k3 = f(th + hh / 2 * k2)
-            k4 = f(th + hh * k3)
-            th = th + hh / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-            if k % record_every == 0 or k == steps:
-                out.append((k * float(h), th.copy()))
-    return out
+rk4 = N.rk4  # one RK4 integrator for Section 3 (numerics.lda.rk4)
 
 
 # ---- SGD ----------------------------------------------------------------------------------------------
