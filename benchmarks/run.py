@@ -65,7 +65,7 @@ def _fmt(x):
 
 def test_problem(D: int, K: int = 3, seed: int = 0):
     """A K-component full-rank Gaussian mixture in R^D, U, a 1 x D V (scalar output), query z."""
-    from numerics.mixture import GaussianMixture
+    from softmix.numerics.mixture import GaussianMixture
 
     rng = np.random.default_rng(seed)
     w = rng.dirichlet(np.full(K, 5.0))
@@ -85,7 +85,7 @@ def test_problem(D: int, K: int = 3, seed: int = 0):
 
 # ---- 1 + 2: Monte Carlo throughput ------------------------------------------------------------------
 def bench_montecarlo(dims=(20, 200), L=1000, R=64, rounds=3, min_time=0.5, seed=1):
-    from numerics.finite_prompt import normals_per_token, simulate_outputs
+    from softmix.numerics.finite_prompt import normals_per_token, simulate_outputs
 
     rows = []
     for D in dims:
@@ -120,7 +120,7 @@ def bench_montecarlo(dims=(20, 200), L=1000, R=64, rounds=3, min_time=0.5, seed=
 # ---- 3: Section 3 population risk + gradient -----------------------------------------------------
 def bench_lda(d=20, dps=30, n=48, min_time=0.3, seed=2):
     try:
-        import numerics.lda as N
+        import softmix.numerics.lda as N
         grad = N.grad_theta
         Problem = N.LDAProblem
         size = N.theta_size
@@ -157,8 +157,8 @@ def bench_lda(d=20, dps=30, n=48, min_time=0.3, seed=2):
 _STREAM_CHILD = r"""
 import json, resource, sys, time
 import numpy as np
-from checks.claims_finite_prompt import DEFAULTS, _config
-from numerics.finite_prompt import finite_prompt_attention_stream, iter_token_chunks
+from softmix.checks.paper.finite_prompt import DEFAULTS, _config
+from softmix.numerics.finite_prompt import finite_prompt_attention_stream, iter_token_chunks
 L, chunk = int(sys.argv[1]), int(sys.argv[2])
 mix, U, V, z = _config(DEFAULTS)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -191,7 +191,7 @@ def bench_stream(tokens=100_000_000, chunk=1 << 16):
 def bench_verify(claims=(), profile="quick", workers=None):
     with tempfile.TemporaryDirectory() as td:
         out = Path(td) / "verify.json"
-        cmd = [sys.executable, "-m", "checks.cli", "verify", *claims, "--profile", profile, "--json", str(out), "--quiet"]
+        cmd = [sys.executable, "-m", "softmix", "verify", *claims, "--profile", profile, "--json", str(out), "--quiet"]
         if workers:
             cmd += ["--workers", str(workers)]
         env = dict(os.environ)

@@ -23,7 +23,7 @@ def run(seeds, claims, workers):
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "v.json"
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "checks.cli", "verify", *claims, "--seed", str(s), "--quiet",
+            subprocess.run([sys.executable, "-m", "softmix", "verify", *claims, "--seed", str(s), "--quiet",
                             "--workers", str(workers), "--json", str(out)], capture_output=True, text=True)
             doc = json.loads(out.read_text())
         refuted = [c["id"] for c in doc["claims"] if c["verdict"] in ("refuted", "error")]

@@ -21,8 +21,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parse_query(text: str, dim: int | None = None):
-    from numerics.errors import InputError
-    from numerics.mixture import parse_number
+    from softmix.numerics.errors import InputError
+    from softmix.numerics.mixture import parse_number
 
     parts = [p for p in text.replace(" ", "").split(",") if p != ""]
     if not parts:
@@ -34,9 +34,9 @@ def _parse_query(text: str, dim: int | None = None):
 
 
 def _load_config(path: str, claims: dict) -> dict:
-    from checks.registry import SECTIONS
-    from numerics.errors import InputError
-    from numerics.mixture import load_json_file
+    from softmix.checks.registry import SECTIONS
+    from softmix.numerics.errors import InputError
+    from softmix.numerics.mixture import load_json_file
 
     obj = load_json_file(path)
     if not isinstance(obj, dict):
@@ -66,17 +66,21 @@ def _load_config(path: str, claims: dict) -> dict:
 
 
 def _cmd_list(args):
-    from checks.registry import load_all
+    from softmix.checks.registry import load_all
 
-    for c in load_all().values():
-        print(f"{c.id:28s} {c.section:14s} {c.title}")
+    for c in load_all(args.plugin).values():
+        if args.where:
+            fn = getattr(c.check, "__wrapped__", c.check)
+            print(f"{c.id:28s} {fn.__module__}:{fn.__qualname__}")
+        else:
+            print(f"{c.id:28s} {c.section:14s} {c.title}")
     return 0
 
 
 def _cmd_show(args):
-    from checks.registry import load_all
+    from softmix.checks.registry import load_all
 
-    claims = load_all()
+    claims = load_all(args.plugin)
     for cid in args.claims:
         if cid not in claims:
             raise UsageError(f"unknown claim id {cid!r} (see 'softmix list')")
@@ -122,10 +126,10 @@ def _table(results):
 
 
 def _cmd_verify(args):
-    from checks.registry import load_all
-    from checks.runner import exit_code, run_claims, versions
+    from softmix.checks.registry import load_all
+    from softmix.checks.runner import exit_code, run_claims, versions
 
-    claims = load_all()
+    claims = load_all(args.plugin)
     ids = args.claims or list(claims)
     unknown = [c for c in ids if c not in claims]
     if unknown:
@@ -151,7 +155,7 @@ def _cmd_verify(args):
         with open(args.json, "w") as fh:
             json.dump(doc, fh, indent=1)
     if args.report:
-        from checks.report import write_report
+        from softmix.checks.report import write_report
 
         write_report(doc, args.report)
     if not args.quiet:
@@ -168,8 +172,8 @@ def _write_json(doc, path):
 
 
 def _load_inputs(args):
-    from numerics.mixture import GaussianMixture, read_matrix
-    from numerics.errors import InputError
+    from softmix.numerics.mixture import GaussianMixture, read_matrix
+    from softmix.numerics.errors import InputError
 
     mix = GaussianMixture.load(args.mixture)
     U = read_matrix(args.U)
@@ -187,8 +191,8 @@ def _load_inputs(args):
 
 def _cmd_attention(args):
     import numpy as np
-    from numerics import attention as A
-    from numerics.precision import fmt_mp
+    from softmix.numerics import attention as A
+    from softmix.numerics.precision import fmt_mp
 
     mix, U, V, z = _load_inputs(args)
     if args.dps:
@@ -211,10 +215,10 @@ def _cmd_attention(args):
 
 def _cmd_finite_prompt(args):
     import numpy as np
-    from numerics import finite_prompt as F
-    from numerics.errors import InputError
-    from numerics.precision import fmt_mp
-    from checks.montecarlo import finite_prompt_study
+    from softmix.numerics import finite_prompt as F
+    from softmix.numerics.errors import InputError
+    from softmix.numerics.precision import fmt_mp
+    from softmix.checks.montecarlo import finite_prompt_study
 
     mix, U, V, z = _load_inputs(args)
     if args.dps:
@@ -248,7 +252,9 @@ def _cmd_finite_prompt(args):
 
 
 def _cmd_mutation(args):
-    from checks.mutation import FAULTS, mutation_score
+    from softmix.checks.mutation import FAULTS, mutation_score, require_source_checkout
+
+    require_source_checkout()
 
     faults = FAULTS
     if args.faults:
@@ -275,10 +281,16 @@ def _cmd_mutation(args):
 
 
 def _cmd_schema(args):
-    from checks.schema import VERIFY_SCHEMA
+    from softmix.checks.schema import VERIFY_SCHEMA
 
     print(json.dumps(VERIFY_SCHEMA, indent=1))
     return 0
+
+
+def _plugin_option(sp):
+    sp.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_FILE.py",
+                    help="load claims from a module or a .py file (repeatable); the softmix.claims entry "
+                         "points, this project's paper library among them, are always loaded")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -286,11 +298,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", parser_class=_Parser)
     sub.required = True
     sp = sub.add_parser("list", help="list claim ids")
+    sp.add_argument("--where", action="store_true", help="print the module and function that decides each claim")
+    _plugin_option(sp)
     sp.set_defaults(fn=_cmd_list)
     sp = sub.add_parser("show", help="statement, assumptions, parameters and derivation of claims")
     sp.add_argument("claims", nargs="+")
     sp.add_argument("--latex", action="store_true")
     sp.add_argument("--no-derivation", action="store_true")
+    _plugin_option(sp)
     sp.set_defaults(fn=_cmd_show)
     sp = sub.add_parser("verify", help="run claims and their negative controls")
     sp.add_argument("claims", nargs="*")
@@ -304,6 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--verbose", action="store_true")
     sp.add_argument("--scheduler", metavar="ADDRESS",
                     help="run on a dask.distributed cluster: a scheduler address (tcp://host:8786) or 'local'")
+    _plugin_option(sp)
     sp.set_defaults(fn=_cmd_verify)
     sp = sub.add_parser("schema", help="print the JSON schema of 'verify --json' output")
     sp.set_defaults(fn=_cmd_schema)
@@ -331,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from numerics.errors import InputError
+    from softmix.numerics.errors import InputError
 
     try:
         args = build_parser().parse_args(argv)
@@ -345,6 +361,13 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("softmix: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader closed the pipe (softmix list | head -1): not an error
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:
+            pass
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
-from numerics.errors import InputError
+from softmix.numerics.errors import InputError
 
 __all__ = ["DistributedError", "client_for", "run_claims_distributed", "client_map",
            "simulate_outputs_distributed", "CONNECT_TIMEOUT"]
@@ -74,9 +74,13 @@ def _error_result(cid, e):
 
 
 def run_claims_distributed(ids, profile="quick", seed=0, config=None, progress=None, scheduler="local",
-                           timeout: float | None = None) -> list[dict]:
-    """Like :func:`checks.runner.run_claims`, one Dask task per claim (its controls included, so
-    that they share the claim's simulated data), results in the order given."""
+                           timeout: float | None = None, plugins=()) -> list[dict]:
+    """Like :func:`softmix.checks.runner.run_claims`, one Dask task per claim (its controls
+    included, so that they share the claim's simulated data), results in the order given.
+
+    Each task loads the same ``plugins`` (module names, or .py paths readable on the worker) and
+    the ``softmix.claims`` entry points before it runs, so workers know every claim the client
+    knows."""
     from distributed import as_completed
 
     from .runner import run_claim
@@ -87,7 +91,7 @@ def run_claims_distributed(ids, profile="quick", seed=0, config=None, progress=N
     with client_for(scheduler, timeout) as client:
         futs = {}
         for cid in ids:
-            f = client.submit(run_claim, cid, profile, seed, config.get(cid), pure=False)
+            f = client.submit(run_claim, cid, profile, seed, config.get(cid), tuple(plugins), pure=False)
             futs[f] = cid
         for i, f in enumerate(as_completed(list(futs))):
             cid = futs[f]
@@ -110,8 +114,8 @@ def client_map(client):
 
 
 def simulate_outputs_distributed(client, mix, U, V, z, L, R, seed, batch: int = 4096, method: str = "projected"):
-    """:func:`numerics.finite_prompt.simulate_outputs_batched` with one Dask task per replicate
+    """:func:`softmix.numerics.finite_prompt.simulate_outputs_batched` with one Dask task per replicate
     batch; identical to the local call with the same (seed, batch)."""
-    from numerics.finite_prompt import simulate_outputs_batched
+    from softmix.numerics.finite_prompt import simulate_outputs_batched
 
     return simulate_outputs_batched(mix, U, V, z, L, R, seed, batch=batch, method=method, map=client_map(client))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics.finite_prompt import finite_prompt_constants, simulate_outputs
+from softmix.numerics.finite_prompt import finite_prompt_constants, simulate_outputs
 
 from .rules import ALPHA, fit_loglog_slope, zscore_test
 

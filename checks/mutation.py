@@ -20,7 +20,21 @@ from pathlib import Path
 
 __all__ = ["Fault", "FAULTS", "apply_fault", "run_fault", "mutation_score"]
 
+#: the source checkout this module lives in (``checks/`` is one level below it)
 ROOT = Path(__file__).resolve().parent.parent
+#: what a patched copy needs: the facade and the design card's folders
+_TREE = ("softmix", "theory", "numerics", "checks", "tests")
+
+
+def require_source_checkout() -> Path:
+    """The source root, or an InputError (one line, exit 2) when softmix runs from an installed
+    package: mutation testing patches and re-runs the source tree and its tests."""
+    from softmix.numerics.errors import InputError
+
+    if not all((ROOT / d).is_dir() for d in _TREE):
+        raise InputError("mutation-score needs a source checkout of softmix (with tests/); "
+                         "run it from a clone with 'python -m softmix mutation-score'")
+    return ROOT
 
 
 @dataclass(frozen=True)
@@ -153,7 +167,7 @@ def apply_fault(fault: Fault, root: Path) -> None:
 
 
 def _copy_tree(dst: Path) -> None:
-    for pkg in ("theory", "numerics", "checks", "tests"):
+    for pkg in _TREE:
         shutil.copytree(ROOT / pkg, dst / pkg, ignore=shutil.ignore_patterns("__pycache__"))
 
 
@@ -180,7 +194,7 @@ def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900) -> dict:
                 pass
         if not fault.claims:
             return {"id": fault.id, "description": fault.description, "caught": bool(by), "caught_by": by}
-        code = ("import sys; sys.path.insert(0, %r); from checks.cli import main; sys.exit(main(sys.argv[1:]))" % str(tmp))
+        code = ("import sys; sys.path.insert(0, %r); from softmix.checks.cli import main; sys.exit(main(sys.argv[1:]))" % str(tmp))
         cmd = [sys.executable, "-c", code, "verify", *fault.claims, "--quiet", "--json", str(out), "--seed", str(seed)]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp, timeout=timeout)

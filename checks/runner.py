@@ -54,8 +54,11 @@ def _run_one(claim, params, ctx) -> tuple[Outcome, float]:
     return out, time.perf_counter() - t0
 
 
-def run_claim(claim_id: str, profile: str = "quick", seed: int = 0, overrides: dict | None = None) -> dict:
-    claims = load_all()
+def run_claim(claim_id: str, profile: str = "quick", seed: int = 0, overrides: dict | None = None,
+              plugins=()) -> dict:
+    """Run one claim and its negative controls; ``plugins`` (module names or .py files) are
+    loaded first, so that a fresh worker process knows the claims a user's file registers."""
+    claims = load_all(plugins)
     claim = claims[claim_id]
     params = claim.params(profile, overrides)
     t0 = time.perf_counter()
@@ -80,28 +83,32 @@ def exit_code(results: list[dict]) -> int:
     return 0 if all(claim_passed(r) for r in results) else 1
 
 
-def run_claims(ids, profile="quick", seed=0, workers=1, config=None, progress=None, scheduler=None) -> list[dict]:
+def run_claims(ids, profile="quick", seed=0, workers=1, config=None, progress=None, scheduler=None,
+               plugins=None) -> list[dict]:
     """Run ``ids`` and return results in the order given.  ``config`` maps claim id -> overrides.
     ``progress(done, total, result)`` is called as each claim finishes.  ``scheduler`` (a Dask
     scheduler address, or 'local' for a local Dask cluster) runs the claims as Dask tasks
     instead (see :mod:`checks.distributed`); results are the same as a local run."""
+    from .registry import PLUGINS
+
     config = config or {}
+    plugins = tuple(PLUGINS if plugins is None else plugins)
     if scheduler:
         from .distributed import run_claims_distributed
 
-        return run_claims_distributed(ids, profile, seed, config, progress, scheduler)
+        return run_claims_distributed(ids, profile, seed, config, progress, scheduler, plugins=plugins)
     results = {}
     ids = list(ids)
     if workers <= 1 or len(ids) <= 1:
         for i, cid in enumerate(ids):
-            r = run_claim(cid, profile, seed, config.get(cid))
+            r = run_claim(cid, profile, seed, config.get(cid), plugins)
             results[cid] = r
             if progress:
                 progress(i + 1, len(ids), r)
     else:
         ctx = mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
-            futs = {ex.submit(run_claim, cid, profile, seed, config.get(cid)): cid for cid in ids}
+            futs = {ex.submit(run_claim, cid, profile, seed, config.get(cid), plugins): cid for cid in ids}
             for i, f in enumerate(cf.as_completed(futs)):
                 cid = futs[f]
                 try:

@@ -3,7 +3,7 @@
 Use them in your own property tests::
 
     from hypothesis import given
-    from checks.strategies import mixtures, attention_params
+    from softmix.checks.strategies import mixtures, attention_params
 
     @given(mixtures(max_dim=3), attention_params(dim=...))
     ...
@@ -18,7 +18,7 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import strategies as st
 
-from numerics.mixture import GaussianMixture
+from softmix.numerics.mixture import GaussianMixture
 
 __all__ = ["mixtures", "attention_params", "queries", "random_mixture", "random_matrix", "rational"]
 

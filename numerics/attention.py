@@ -13,8 +13,8 @@ import mpmath as mpm
 import numpy as np
 import sympy as sp
 
-from theory.attention import component_kernel
-from theory.mixtures import component_log_mgf, entry_name, hessian
+from softmix.theory.attention import component_kernel
+from softmix.theory.mixtures import component_log_mgf, entry_name, hessian
 
 from .errors import InputError
 from .lambdify import compile_expr

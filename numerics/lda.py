@@ -135,7 +135,7 @@ class LDAProblem:
 def _bayes_compiled(d: int, backend: str):
     import sympy as sp
 
-    from theory.lda import bayes_coefficients
+    from softmix.theory.lda import bayes_coefficients
 
     from .lambdify import compile_expr
 

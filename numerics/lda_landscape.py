@@ -1,6 +1,6 @@
 """Section 3.2 / App. B.3, B.5, B.8, B.9 numerics: landscape of the attention-LDA risk.
 
-Helpers for the landscape claims (checks.claims_lda_landscape), built on numerics.lda:
+Helpers for the landscape claims (softmix.checks.paper.lda_landscape), built on numerics.lda:
 
 * square-loss risk of the effective predictor against a target (Remark B.5);
 * the restricted risk on {v21 = 0} and the completion of its critical points to critical points

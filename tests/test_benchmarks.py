@@ -8,7 +8,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is a repo folder, not installed
 from benchmarks import run as B  # noqa: E402
 from benchmarks.reference import mixture_arrays, reference_outputs  # noqa: E402
-from numerics.finite_prompt import finite_prompt_attention, sample_tokens  # noqa: E402
+from softmix.numerics.finite_prompt import finite_prompt_attention, sample_tokens  # noqa: E402
 
 
 def test_reference_matches_one_shot_attention():

@@ -7,11 +7,11 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from checks.runner import run_claim
-from numerics import beyond as NB
-from numerics.finite_prompt import finite_prompt_constants, simulate_outputs
-from numerics.mixture import GaussianMixture
-from theory import beyond as TB
+from softmix.checks.runner import run_claim
+from softmix.numerics import beyond as NB
+from softmix.numerics.finite_prompt import finite_prompt_constants, simulate_outputs
+from softmix.numerics.mixture import GaussianMixture
+from softmix.theory import beyond as TB
 
 CLAIMS = ["bb-prop-3.1", "fp-query-averaged-rate", "bb-thm-5.1", "smart-2025-mixture", "zfb-linear-flow"]
 
@@ -109,7 +109,7 @@ def test_flow_conserves_and_reaches_stated_limit(seed):
 def test_query_vectorised_sampler_matches_simulate_outputs():
     mix = GaussianMixture.from_values(["0.4", "0.6"], [[1, 0], [0, 1]], [[[1, 0.2], [0.2, 0.5]], [[0.3, 0], [0, 0.3]]])
     U, V, z, L = 0.5 * np.eye(2), np.eye(2), np.array([0.7, -0.4]), 64
-    from numerics.attention import softmax_attention
+    from softmix.numerics.attention import softmax_attention
     lim = softmax_attention(mix, U, V, z[None])[0]
     a = NB.simulate_query_errors(mix, U, V, np.tile(z, (20000, 1)), L, np.random.default_rng(1))
     b = ((simulate_outputs(mix, U, V, z, L, 20000, np.random.default_rng(2)) - lim) ** 2).sum(1)

@@ -9,7 +9,7 @@ import pytest
 flint = pytest.importorskip("flint")
 from flint import arb  # noqa: E402
 
-from numerics import balls as B  # noqa: E402
+from softmix.numerics import balls as B  # noqa: E402
 
 CERT_IDS = ["cert-thm-3.5-normal-hessian", "cert-thm-4.1-linear-gap", "cert-prop-4.3-u-lambda",
             "cert-prop-4.3-contraction", "cert-lemma-b.32-coercivity", "cert-fp-rho"]
@@ -28,6 +28,18 @@ WRONG_QUANTITY = {"s-star-zero", "wiener-denoiser", "lambda-not-squared", "slope
 
 
 # ---- tri-state comparisons -------------------------------------------------------------------
+
+def _certificates():
+    """The three certificate modules of the paper library as one namespace."""
+    import types
+
+    from softmix.checks.paper import denoising_certificates, finite_prompt_certificates, lda_certificates
+
+    ns = types.SimpleNamespace()
+    for m in (lda_certificates, denoising_certificates, finite_prompt_certificates):
+        ns.__dict__.update({k: v for k, v in vars(m).items() if not k.startswith("__")})
+    return ns
+
 def test_overlapping_balls_never_compare_true_or_false():
     rng = np.random.default_rng(7)
     with B.precision(64):
@@ -74,8 +86,8 @@ def test_cover_sign_finds_counterexamples_and_certifies():
 
 # ---- pinned values (independent mpmath computations) ----------------------------------------------
 def test_c0_pinned_phi1_minus_Phi_minus1():
-    from checks import certificates as C
-    from checks.registry import get
+    C = _certificates()
+    from softmix.checks.registry import get
 
     cert = C._coercivity_certificate(get("cert-lemma-b.32-coercivity").params("quick"))
     with mpm.workdps(40):
@@ -87,8 +99,8 @@ def test_c0_pinned_phi1_minus_Phi_minus1():
 
 
 def test_u_lambda_pinned():
-    from checks import certificates as C
-    from checks.registry import get
+    C = _certificates()
+    from softmix.checks.registry import get
 
     cert = C._u_lambda_certificate(get("cert-prop-4.3-u-lambda").params("quick"))
     with mpm.workdps(50):
@@ -103,8 +115,8 @@ def test_normal_hessian_enclosure_against_float_reference():
     nonzero eigenvalues of DC^T H DC; the smallest must lie in [certified lower, Rayleigh upper]."""
     from scipy import integrate
 
-    from checks import certificates as C
-    from checks.registry import get
+    C = _certificates()
+    from softmix.checks.registry import get
 
     cert = C._normal_hessian_certificate(get("cert-thm-3.5-normal-hessian").params("quick"))
     b = np.log(1.5)
@@ -142,8 +154,8 @@ def test_normal_hessian_enclosure_against_float_reference():
 
 
 def test_linear_gap_encloses_mpmath_value():
-    from checks import certificates as C
-    from checks.registry import get
+    C = _certificates()
+    from softmix.checks.registry import get
 
     p = get("cert-thm-4.1-linear-gap").params("quick", {"grid": 40})
     cert = C._linear_gap_certificate(p)
@@ -154,10 +166,10 @@ def test_linear_gap_encloses_mpmath_value():
 
 
 def test_rho_at_default_tilt_matches_float_constants():
-    from checks import certificates as C
-    from checks.claims_finite_prompt import _config
-    from checks.registry import get
-    from numerics.finite_prompt import finite_prompt_constants
+    C = _certificates()
+    from softmix.checks.paper.finite_prompt import _config
+    from softmix.checks.registry import get
+    from softmix.numerics.finite_prompt import finite_prompt_constants
 
     p = get("cert-fp-rho").params("quick", {"grid": 2})
     cert = C._rho_certificate(p)
@@ -168,15 +180,15 @@ def test_rho_at_default_tilt_matches_float_constants():
 
 
 def _defaults():
-    from checks.claims_finite_prompt import DEFAULTS
+    from softmix.checks.paper.finite_prompt import DEFAULTS
 
     return DEFAULTS
 
 
 # ---- wrong-quantity controls: the mistaken quantity itself, checked independently -------------------
 def test_s_star_zero_hessian_has_exact_null_normal_direction():
-    from checks import certificates as C
-    from checks.registry import get
+    C = _certificates()
+    from softmix.checks.registry import get
 
     cert = C._normal_hessian_certificate(get("cert-thm-3.5-normal-hessian").params("quick", {"s_scale": 0}))
     ne = cert["normal_eigenvalues"]
@@ -188,8 +200,8 @@ def test_s_star_zero_hessian_has_exact_null_normal_direction():
 
 
 def test_wiener_denoiser_gap_is_exactly_zero():
-    from checks import certificates as C
-    from checks.registry import get
+    C = _certificates()
+    from softmix.checks.registry import get
 
     cert = C._linear_gap_certificate(get("cert-thm-4.1-linear-gap").params("quick", {"grid": 8, "denoiser": "wiener"}))
     assert cert["A_star_minus_W"] == [["0", "0"], ["0", "0"]]
@@ -199,8 +211,8 @@ def test_wiener_denoiser_gap_is_exactly_zero():
 
 
 def test_lambda_not_squared_root_pinned_and_outside_true_enclosure():
-    from checks import certificates as C
-    from checks.registry import get
+    C = _certificates()
+    from softmix.checks.registry import get
 
     p = get("cert-prop-4.3-u-lambda").params("quick")
     good = C._u_lambda_certificate(p)
@@ -213,8 +225,8 @@ def test_lambda_not_squared_root_pinned_and_outside_true_enclosure():
 
 
 def test_slope_2_lambda_counterexample_is_genuine():
-    from checks import certificates as C
-    from checks.registry import get
+    C = _certificates()
+    from softmix.checks.registry import get
 
     p = {**get("cert-prop-4.3-contraction").params("quick"), "gain": "2*lambda"}
     cert = C._contraction_certificate(p, Fraction(0))
@@ -224,8 +236,8 @@ def test_slope_2_lambda_counterexample_is_genuine():
 
 
 def test_c0_at_plus_M_pinned_and_softplus_bounds_bracket_mpmath():
-    from checks import certificates as C
-    from checks.registry import get
+    C = _certificates()
+    from softmix.checks.registry import get
 
     p = {**get("cert-lemma-b.32-coercivity").params("quick"), "c0_endpoint": "+M"}
     cert = C._coercivity_certificate(p)
@@ -240,8 +252,8 @@ def test_c0_at_plus_M_pinned_and_softplus_bounds_bracket_mpmath():
 
 
 def test_wrong_power_rho_probe_matches_float():
-    from checks import certificates as C
-    from checks.registry import get
+    C = _certificates()
+    from softmix.checks.registry import get
 
     cert = C._rho_certificate({**get("cert-fp-rho").params("quick"), "denominator_power": 1})
     pt, rho = cert["_cx"]
@@ -255,8 +267,8 @@ def test_wrong_power_rho_probe_matches_float():
 # ---- every certificate claim: verified, every control (old and new) refuted ----------------------
 @pytest.mark.parametrize("cid", CERT_IDS)
 def test_certificate_claims_and_controls(cid):
-    from checks.registry import get
-    from checks.runner import run_claim
+    from softmix.checks.registry import get
+    from softmix.checks.runner import run_claim
 
     assert {c.id for c in get(cid).controls} == EXPECTED_CONTROLS[cid]
     assert EXPECTED_CONTROLS[cid] & WRONG_QUANTITY, "each certificate needs a wrong-quantity control"

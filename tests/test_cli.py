@@ -8,14 +8,14 @@ import sys
 import mpmath as mpm
 import pytest
 
-from checks.schema import validate
-from numerics.mixture import GaussianMixture
-from numerics.quadrature import expect_mixture
+from softmix.checks.schema import validate
+from softmix.numerics.mixture import GaussianMixture
+from softmix.numerics.quadrature import expect_mixture
 
 
 def softmix(*args, cwd=None):
     exe = shutil.which("softmix")
-    cmd = [exe] if exe else [sys.executable, "-m", "checks.cli"]
+    cmd = [exe] if exe else [sys.executable, "-m", "softmix"]
     return subprocess.run(cmd + list(args), capture_output=True, text=True, cwd=cwd, timeout=600)
 
 

@@ -10,12 +10,12 @@ import pytest
 import sympy as sp
 from hypothesis import example, given, settings, strategies as st
 
-from numerics.attention import softmax_attention
-from numerics.denoising import (DenoisingTask, bayes_denoiser, bayes_denoiser_mp, best_linear_map, gh_nodes,
+from softmix.numerics.attention import softmax_attention
+from softmix.numerics.denoising import (DenoisingTask, bayes_denoiser, bayes_denoiser_mp, best_linear_map, gh_nodes,
                                 head_outputs, heads_loss_grad, linear_excess_risk_mp, linear_map_excess_risk,
                                 paper_two_heads, residual_architecture_output, u_iterates, u_lambda)
-from numerics.errors import InputError
-from theory import denoising as TD
+from softmix.numerics.errors import InputError
+from softmix.theory import denoising as TD
 
 FIG2 = {"m1": [3, 0], "m2": [0, 3], "gamma": 1, "xi": 2, "pi1": "0.5"}
 TRIPLES = [(3, 4, 5), (5, 12, 13), (8, 15, 17), (7, 24, 25), (20, 21, 29)]
@@ -174,7 +174,7 @@ CLAIMS = ["prop-c.1", "remark-c.2", "eq-11", "thm-4.1", "prop-c.4", "prop-c.5", 
 
 @pytest.mark.parametrize("cid", CLAIMS)
 def test_claim_passes_and_controls_refuted(cid):
-    from checks.runner import run_claim
+    from softmix.checks.runner import run_claim
 
     r = run_claim(cid, profile="quick", seed=1)
     assert r["verdict"] in ("verified", "confirmed"), r["evidence"]
@@ -184,14 +184,14 @@ def test_claim_passes_and_controls_refuted(cid):
 
 
 def test_assumption_violation_is_inconclusive():
-    from checks.runner import run_claim
+    from softmix.checks.runner import run_claim
 
     r = run_claim("eq-11", profile="quick", seed=1, overrides={"m2": [0, 4]})
     assert r["verdict"] == "inconclusive" and "assumption_violated" in r["evidence"]
 
 
 def test_prop_43_lambda_one_and_weak():
-    from checks.runner import run_claim
+    from softmix.checks.runner import run_claim
 
     for lam in ("1", "0.8"):
         r = run_claim("prop-4.3", profile="quick", seed=1, overrides={"lambda": lam})

@@ -59,7 +59,7 @@ def _wait_workers(address, n, deadline):
 
 
 def _softmix(*args):
-    return subprocess.run([sys.executable, "-m", "checks.cli", *args], cwd=ROOT, env=_env(),
+    return subprocess.run([sys.executable, "-m", "softmix", *args], cwd=ROOT, env=_env(),
                           capture_output=True, text=True, timeout=120)
 
 
@@ -83,7 +83,7 @@ def test_distributed_verify_equals_local(tmp_path):
         assert r1.returncode == 0, r1.stderr
         r2 = _softmix("verify", *claims, "--seed", "5", "--json", str(loc), "--quiet")
         assert r2.returncode == 0, r2.stderr
-        from checks.schema import validate
+        from softmix.checks.schema import validate
 
         validate(json.loads(dist.read_text()))
         assert _strip(json.loads(dist.read_text())) == _strip(json.loads(loc.read_text()))
@@ -91,9 +91,9 @@ def test_distributed_verify_equals_local(tmp_path):
         # Monte Carlo replicate batches as separate tasks: same numbers as the local batched run
         from distributed import Client
 
-        from checks.claims_finite_prompt import DEFAULTS, _config
-        from checks.distributed import simulate_outputs_distributed
-        from numerics.finite_prompt import simulate_outputs_batched
+        from softmix.checks.paper.finite_prompt import DEFAULTS, _config
+        from softmix.checks.distributed import simulate_outputs_distributed
+        from softmix.numerics.finite_prompt import simulate_outputs_batched
 
         mix, U, V, z = _config(DEFAULTS)
         with Client(address, timeout="5s") as c:
@@ -116,7 +116,7 @@ def test_unreachable_scheduler_is_a_one_line_usage_error():
     port = _free_port()  # nothing listens there
     env = _env()
     env["SOFTMIX_DASK_TIMEOUT"] = "1"
-    r = subprocess.run([sys.executable, "-m", "checks.cli", "verify", "prop-2.1-shared", "--quiet",
+    r = subprocess.run([sys.executable, "-m", "softmix", "verify", "prop-2.1-shared", "--quiet",
                         "--scheduler", f"tcp://127.0.0.1:{port}"], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2

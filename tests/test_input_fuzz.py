@@ -12,8 +12,8 @@ import tempfile
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from checks.cli import main
-from checks.schema import SchemaError, VERIFY_SCHEMA, validate
+from softmix.checks.cli import main
+from softmix.checks.schema import SchemaError, VERIFY_SCHEMA, validate
 
 GOOD_MIX = {"weights": [0.5, 0.5], "means": [[0, 0], [1, 1]], "covariances": [[[1, 0], [0, 1]], [[1, 0], [0, 1]]]}
 EYE = [[1, 0], [0, 1]]

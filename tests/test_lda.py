@@ -7,9 +7,9 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from numerics import lda as N
-from numerics.errors import InputError
-from theory import lda as T
+from softmix.numerics import lda as N
+from softmix.numerics.errors import InputError
+from softmix.theory import lda as T
 
 
 def test_bayes_risk_1d_pinned_against_mpmath_quad():
@@ -87,14 +87,14 @@ def test_bayes_construction_realises_f_star(m1, m_1, a, c, e, pi):
 @pytest.mark.parametrize("cid", ["lemma-b.1", "eq-6-7", "prop-b.2", "lemma-b.3", "lemma-b.9", "lemma-b.14",
                                  "lemma-b.4", "lemma-b.6", "lemma-3.2", "lemma-b.13", "thm-3.5", "lemma-b.11"])
 def test_claims_and_controls(cid):
-    from checks.runner import run_claim
+    from softmix.checks.runner import run_claim
     r = run_claim(cid, profile="quick", seed=1)
     assert r["verdict"] in ("verified", "confirmed"), r["evidence"]
     assert r["negative_controls"] and all(c["refuted"] for c in r["negative_controls"])
 
 
 def test_lemma_b8_typo_is_a_finding_and_the_printed_form_is_refuted():
-    from checks.runner import run_claim
+    from softmix.checks.runner import run_claim
     r = run_claim("lemma-b.8", profile="quick", seed=1)
     assert r["verdict"] == "verified" and r["findings"] and r["findings"][0]["kind"].startswith("typo")
     assert {c["id"]: c["verdict"] for c in r["negative_controls"]} == {"dropped-2": "refuted", "as-printed": "refuted"}

@@ -5,7 +5,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from checks.runner import run_claim
+from softmix.checks.runner import run_claim
 
 CLAIMS = ["eq-6-7", "prop-b.2", "lemma-b.3", "lemma-b.4", "lemma-3.2", "lemma-b.13", "thm-3.5", "prop-b.30",
           "cor-b.31", "thm-3.3", "prop-3.4", "remark-b.5"]

@@ -5,8 +5,8 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from numerics import lda as N
-from numerics import lda_dynamics as D
+from softmix.numerics import lda as N
+from softmix.numerics import lda_dynamics as D
 
 
 def test_krylov_rank_pinned_by_hand():
@@ -96,14 +96,14 @@ def test_krylov_criterion_and_invariance_small_rational(lam, c, seed):
 
 @pytest.mark.parametrize("cid", ["lemma-b.34", "lemma-b.37", "prop-b.35", "thm-3.6", "fig-1", "fig-4", "fig-5"])
 def test_claims_and_controls(cid):
-    from checks.runner import run_claim
+    from softmix.checks.runner import run_claim
     r = run_claim(cid, profile="quick", seed=1)
     assert r["verdict"] in ("verified", "confirmed"), r["evidence"]
     assert r["negative_controls"] and all(c["refuted"] for c in r["negative_controls"]), r["negative_controls"]
 
 
 def test_assumption_violation_is_inconclusive():
-    from checks.runner import run_claim
+    from softmix.checks.runner import run_claim
     r = run_claim("thm-3.6", profile="quick", seed=1, overrides={"lda": N.C1})
     assert r["verdict"] == "inconclusive" and "assumption_violated" in r["evidence"]
     r = run_claim("fig-1", profile="quick", seed=1, overrides={"lda": N.C2})

@@ -1,4 +1,4 @@
-"""Section 3.2 landscape claims (checks.claims_lda_landscape): pinned values, properties, controls."""
+"""Section 3.2 landscape claims (softmix.checks.paper.lda_landscape): pinned values, properties, controls."""
 from fractions import Fraction
 
 import mpmath as mpm
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from checks.runner import run_claim
-from numerics import lda as N
-from numerics import lda_landscape as LL
+from softmix.checks.runner import run_claim
+from softmix.numerics import lda as N
+from softmix.numerics import lda_landscape as LL
 
 CFG_1D = {"m1": [1], "m_1": ["-0.5"], "Gamma": [[2]], "pi_plus": "0.3"}
 

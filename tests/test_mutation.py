@@ -1,7 +1,7 @@
 """The mutation suite: every fault applies cleanly, and an injected fault is caught end to end."""
 import pytest
 
-from checks.mutation import FAULTS, NULL_FAULT, ROOT, run_fault
+from softmix.checks.mutation import FAULTS, NULL_FAULT, ROOT, run_fault
 
 
 def test_at_least_30_faults_with_unique_ids():

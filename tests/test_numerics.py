@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from checks.strategies import attention_params, mixtures, queries
-from numerics import attention as A
-from numerics.errors import InputError
-from numerics.finite_prompt import finite_prompt_attention, finite_prompt_constants, finite_prompt_constants_mp
-from numerics.mixture import GaussianMixture
-from numerics.quadrature import expect_mixture, normal_rule
+from softmix.checks.strategies import attention_params, mixtures, queries
+from softmix.numerics import attention as A
+from softmix.numerics.errors import InputError
+from softmix.numerics.finite_prompt import finite_prompt_attention, finite_prompt_constants, finite_prompt_constants_mp
+from softmix.numerics.mixture import GaussianMixture
+from softmix.numerics.quadrature import expect_mixture, normal_rule
 
 MIX = GaussianMixture.from_values(["0.3", "0.7"], [[1, 0], [0, 2]], [[[1, 0], [0, 1]], [[1, 1], [1, 1]]])
 

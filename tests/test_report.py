@@ -22,7 +22,7 @@ class _Imgs(HTMLParser):
 
 def test_report_lists_verdicts_and_embeds_figures(tmp_path):
     exe = shutil.which("softmix")
-    cmd = [exe] if exe else [sys.executable, "-m", "checks.cli"]
+    cmd = [exe] if exe else [sys.executable, "-m", "softmix"]
     out, js = tmp_path / "r.html", tmp_path / "r.json"
     r = subprocess.run(cmd + ["verify", "fp-lln", "prop-2.1-shared", "--quiet", "--report", str(out), "--json", str(js)],
                        capture_output=True, text=True, timeout=600)
@@ -32,7 +32,7 @@ def test_report_lists_verdicts_and_embeds_figures(tmp_path):
     p.feed(text)
     assert p.imgs and all(s.startswith("data:image/png;base64,") for s in p.imgs)  # self-contained
     doc = json.loads(js.read_text())
-    from checks.schema import validate
+    from softmix.checks.schema import validate
 
     validate(doc)
     for c in doc["claims"]:
@@ -42,7 +42,7 @@ def test_report_lists_verdicts_and_embeds_figures(tmp_path):
 
 def test_report_needs_html_suffix(tmp_path):
     exe = shutil.which("softmix")
-    cmd = [exe] if exe else [sys.executable, "-m", "checks.cli"]
+    cmd = [exe] if exe else [sys.executable, "-m", "softmix"]
     r = subprocess.run(cmd + ["verify", "prop-2.1-shared", "--report", str(tmp_path / "x.txt")],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 2
@@ -64,7 +64,7 @@ def test_report_renders_in_a_headless_browser(tmp_path):
     if browser is None:
         pytest.skip("no Chromium on this machine (.ci/run installs it)")
     exe = shutil.which("softmix")
-    cmd = [exe] if exe else [sys.executable, "-m", "checks.cli"]
+    cmd = [exe] if exe else [sys.executable, "-m", "softmix"]
     out = tmp_path / "r.html"
     r = subprocess.run(cmd + ["verify", "fp-lln", "fp-bias", "--quiet", "--report", str(out)],
                        capture_output=True, text=True, timeout=600)

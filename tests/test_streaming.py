@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from checks.claims_finite_prompt import DEFAULTS, _config
-from numerics.errors import InputError
-from numerics.finite_prompt import (StreamingAttention, finite_prompt_attention, finite_prompt_attention_stream,
+from softmix.checks.paper.finite_prompt import DEFAULTS, _config
+from softmix.numerics.errors import InputError
+from softmix.numerics.finite_prompt import (StreamingAttention, finite_prompt_attention, finite_prompt_attention_stream,
                                     iter_token_chunks, sample_tokens, simulate_outputs, simulate_outputs_batched)
 
 
@@ -61,7 +61,7 @@ def test_projected_engine_same_seed_same_numbers_and_chunking_invariant_law():
 
 
 def test_single_component_and_degenerate_root():
-    from numerics.mixture import GaussianMixture
+    from softmix.numerics.mixture import GaussianMixture
 
     mix = GaussianMixture.from_values([1], [[0, 1]], [[[1, 1], [1, 1]]])  # rank 1
     out = simulate_outputs(mix, np.eye(2) * 0.3, np.eye(2), [1, 0], 40, 200, np.random.default_rng(0))

@@ -1,9 +1,9 @@
 """Symbolic Section 2: derived == stated, controls refuted, and pinned hand-computed values."""
 import sympy as sp
 
-from theory import attention as TA
-from theory.derivation import exp_atoms_to_symbols, simplify_zero
-from theory.mixtures import SymbolicMixture, symbolic_mixture
+from softmix.theory import attention as TA
+from softmix.theory.derivation import exp_atoms_to_symbols, simplify_zero
+from softmix.theory.mixtures import SymbolicMixture, symbolic_mixture
 
 
 def test_prop_2_1_generic_and_degenerate():

@@ -15,13 +15,13 @@ import mpmath as mpm
 import numpy as np
 import sympy as sp
 
-from numerics import lda as N
-from numerics.errors import InputError
-from numerics.precision import workdps
-from theory import lda as T
+from softmix.numerics import lda as N
+from softmix.numerics.errors import InputError
+from softmix.numerics.precision import workdps
+from softmix.theory import lda as T
 
-from .registry import Claim, Control, Outcome, register
-from .rules import residual_test
+from ..registry import Claim, Control, Outcome, register
+from ..rules import residual_test
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 SEC = "lda"

@@ -17,18 +17,18 @@ import mpmath as mpm
 import numpy as np
 import sympy as sp
 
-from numerics.attention import softmax_attention_mp
-from numerics.denoising import (DenoisingTask, bayes_denoiser, bayes_denoiser_mp,
+from softmix.numerics.attention import softmax_attention_mp
+from softmix.numerics.denoising import (DenoisingTask, bayes_denoiser, bayes_denoiser_mp,
                                 best_linear_map_mp, linear_excess_risk_mp,
                                 linear_map_excess_risk_mp, optimise_heads, sgd_heads, iterate_denoiser,
                                 u_iterates, u_lambda)
-from numerics.errors import InputError
-from numerics.mixture import parse_number
-from numerics.precision import to_mpf as _mp, workdps
-from theory import denoising as TD
+from softmix.numerics.errors import InputError
+from softmix.numerics.mixture import parse_number
+from softmix.numerics.precision import to_mpf as _mp, workdps
+from softmix.theory import denoising as TD
 
-from .registry import Claim, Control, Outcome, register
-from .rules import residual_test
+from ..registry import Claim, Control, Outcome, register
+from ..rules import residual_test
 
 FIG2 = {"m1": [3, 0], "m2": [0, 3], "gamma": 1, "xi": 2, "pi1": "0.5"}
 DEGEN = {"m1": [3, 0], "m2": [0, 3], "gamma": 0, "xi": 2, "pi1": "0.5"}
@@ -662,8 +662,8 @@ def _check_44(params, ctx):
     ev["property_check"] = {"tasks": n_tasks + 1, **rt, "worst_task": worst_task.to_params()}
     # finite prompts: f_L = (1 - 2a) z + T_1[mu_hat_L](z) (affine in T_1 with identity weight), so
     # the notes' bias / covariance constants of head 1 apply; errors measured against f*(z).
-    from .montecarlo import finite_prompt_study
-    from numerics.finite_prompt import finite_prompt_constants
+    from ..montecarlo import finite_prompt_study
+    from softmix.numerics.finite_prompt import finite_prompt_constants
 
     tf = t if ctx.variant != "unequal-norms" else t.with_(m2=[v * Fraction(3, 2) for v in t.m2])
     z = np.array([1.0] + [0.5] * (tf.d - 1))

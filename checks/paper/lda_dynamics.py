@@ -15,12 +15,12 @@ import mpmath as mpm
 import numpy as np
 import sympy as sp
 
-from numerics import lda as N
-from numerics import lda_dynamics as D
-from numerics.precision import workdps
+from softmix.numerics import lda as N
+from softmix.numerics import lda_dynamics as D
+from softmix.numerics.precision import workdps
 
-from .registry import Claim, Control, Outcome, register
-from .rules import ALPHA, residual_test
+from ..registry import Claim, Control, Outcome, register
+from ..rules import ALPHA, residual_test
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 SEC = "lda"

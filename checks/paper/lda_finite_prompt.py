@@ -18,11 +18,11 @@ import json
 
 import numpy as np
 
-from numerics import lda as N
-from numerics import lda_finite_prompt as F
+from softmix.numerics import lda as N
+from softmix.numerics import lda_finite_prompt as F
 
-from .registry import Claim, Control, Outcome, register
-from .rules import fit_loglog_slope
+from ..registry import Claim, Control, Outcome, register
+from ..rules import fit_loglog_slope
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 

@@ -13,12 +13,12 @@ from zlib import crc32
 
 import numpy as np
 
-from numerics.attention import log_gates, tilted_moments
-from numerics.finite_prompt import finite_prompt_constants, finite_prompt_constants_mp, simulate_outputs
-from numerics.mixture import GaussianMixture, parse_number
+from softmix.numerics.attention import log_gates, tilted_moments
+from softmix.numerics.finite_prompt import finite_prompt_constants, finite_prompt_constants_mp, simulate_outputs
+from softmix.numerics.mixture import GaussianMixture, parse_number
 
-from .registry import Claim, Control, Outcome, register
-from .rules import ALPHA, fit_loglog_slope, z_critical, zscore_test
+from ..registry import Claim, Control, Outcome, register
+from ..rules import ALPHA, fit_loglog_slope, z_critical, zscore_test
 
 # Default configuration: two components in D = 3, one of them degenerate (rank 1), p = 2 outputs,
 # tilt a = U z with rho(a) ~ 2.06 (an effective-sample fraction of about one half).

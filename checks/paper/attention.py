@@ -12,15 +12,15 @@ from fractions import Fraction
 import mpmath as mpm
 import sympy as sp
 
-from numerics import attention as NA
-from numerics.precision import to_mpf, workdps
-from numerics.quadrature import expect_gaussian, expect_mixture, expect_with_error
-from theory import attention as TA
-from theory.mixtures import SymbolicMixture, cgf, gradient, vector_symbols
+from softmix.numerics import attention as NA
+from softmix.numerics.precision import to_mpf, workdps
+from softmix.numerics.quadrature import expect_gaussian, expect_mixture, expect_with_error
+from softmix.theory import attention as TA
+from softmix.theory.mixtures import SymbolicMixture, cgf, gradient, vector_symbols
 
-from .registry import Claim, Control, Outcome, register
-from .rules import residual_test
-from .strategies import random_matrix, random_mixture
+from ..registry import Claim, Control, Outcome, register
+from ..rules import residual_test
+from ..strategies import random_matrix, random_mixture
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 
@@ -368,7 +368,7 @@ def _check_lin(params, ctx):
     sym_ok, sym_ref, sym_rows = _symbolic_part(derivs, ctx)
     dps = int(params["dps"])
     rows, num_ref, num_inc = [], False, False
-    from numerics.mixture import GaussianMixture
+    from softmix.numerics.mixture import GaussianMixture
 
     for i, D in enumerate(params["dims"]):
         mix, U, V, z = _random_case(ctx, ("lin", i), params["components"], D)

@@ -16,13 +16,13 @@ import numpy as np
 from scipy import optimize
 from scipy.special import expit
 
-from numerics import lda as N
-from numerics import lda_landscape as LL
-from numerics.errors import InputError
-from numerics.precision import workdps
+from softmix.numerics import lda as N
+from softmix.numerics import lda_landscape as LL
+from softmix.numerics.errors import InputError
+from softmix.numerics.precision import workdps
 
-from .registry import Claim, Control, Outcome, register
-from .rules import fit_loglog_slope, residual_test
+from ..registry import Claim, Control, Outcome, register
+from ..rules import fit_loglog_slope, residual_test
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 SEC = "lda"

@@ -21,13 +21,13 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
-from numerics import beyond as NB
-from numerics.mixture import GaussianMixture
-from numerics.precision import workdps
-from theory import beyond as TB
+from softmix.numerics import beyond as NB
+from softmix.numerics.mixture import GaussianMixture
+from softmix.numerics.precision import workdps
+from softmix.theory import beyond as TB
 
-from .registry import Claim, Control, Outcome, register
-from .rules import ALPHA, fit_loglog_slope, residual_test, z_critical, zscore_test
+from ..registry import Claim, Control, Outcome, register
+from ..rules import ALPHA, fit_loglog_slope, residual_test, z_critical, zscore_test
 
 SECTION = "beyond"
 _CACHE: dict = {}
@@ -218,7 +218,7 @@ def _mixture_no_shift(mix, S, U, V, n):
     """Control: E_z rho(Uz) tr(V sum_k w_k(2a) G_k V^T) (mean-shift outer products dropped)."""
     import itertools
 
-    from numerics.attention import log_gates, tilted_moments
+    from softmix.numerics.attention import log_gates, tilted_moments
 
     root = NB.sym_sqrt(S)
     x, w = np.polynomial.hermite_e.hermegauss(n)

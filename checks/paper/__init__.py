@@ -1,0 +1,33 @@
+"""The paper library: claims for Gabet, Boursier & Boyer (2026) and its neighbours.
+
+This package is a *plugin* of the engine in :mod:`softmix.checks`: the engine imports nothing
+from it; it is loaded through the ``softmix.claims`` entry point (``pyproject.toml``), exactly
+as a user's claims are.  Importing it declares its section keys and registers every claim, one
+module per section of the paper, each section's ball-arithmetic certificates beside it:
+
+* :mod:`.attention` -- Section 2 / Appendix A (Prop 2.1, Prop A.1, linear attention);
+* :mod:`.finite_prompt`, :mod:`.finite_prompt_certificates` -- finite prompts (docs/finite-prompt.md);
+* :mod:`.lda`, :mod:`.lda_landscape`, :mod:`.lda_dynamics`, :mod:`.lda_finite_prompt`,
+  :mod:`.lda_certificates` -- Section 3 / Appendix B;
+* :mod:`.denoising`, :mod:`.denoising_certificates` -- Section 4 / Appendix C;
+* :mod:`.beyond` -- the predecessor and neighbouring results.
+"""
+from __future__ import annotations
+
+import importlib
+
+from ..registry import register_section
+
+register_section("attention", "Sec. 2 / App. A of the paper")
+register_section("finite-prompt", "finite prompts (docs/finite-prompt.md)")
+register_section("lda", "Sec. 3 / App. B of the paper")
+register_section("denoising", "Sec. 4 / App. C of the paper")
+register_section("beyond", "the predecessor and neighbouring results")
+register_section("certificates", "ball-arithmetic certificates (python-flint)")
+
+#: modules in display order
+MODULES = ("attention", "finite_prompt", "lda", "lda_landscape", "lda_dynamics", "lda_finite_prompt",
+           "denoising", "beyond", "lda_certificates", "denoising_certificates", "finite_prompt_certificates")
+
+for _m in MODULES:
+    importlib.import_module(f"{__name__}.{_m}")
