@@ -280,6 +280,32 @@ def _cmd_mutation(args):
     return 0
 
 
+def _cmd_coverage(args):
+    from softmix.checks.coverage import CoverageError, coverage_table, summary
+    from softmix.checks.registry import load_all
+
+    claims = load_all(args.plugin)
+    try:
+        rows = coverage_table(claims)
+    except CoverageError as e:
+        raise UsageError(str(e)) from None
+    counts = summary(rows)
+    doc = {"statements": rows, "summary": counts}
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(doc, fh, indent=1)
+    print(f"{'statement':22s} {'status':9s} claims / reason")
+    print("-" * 78)
+    for r in rows:
+        what = ", ".join(r["claims"]) if r["claims"] else r["reason"]
+        if r["status"] == "alias":
+            what += f"  [part: {r['part']}]"
+        print(f"{r['label']:22s} {r['status']:9s} {what}")
+    print(f"{counts['total']} statements: {counts['decided']} decided by their own claim, "
+          f"{counts['alias']} decided inside other claims, {counts['external']} external")
+    return 0
+
+
 def _cmd_schema(args):
     from softmix.checks.schema import VERIFY_SCHEMA
 
@@ -321,6 +347,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="run on a dask.distributed cluster: a scheduler address (tcp://host:8786) or 'local'")
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_verify)
+    sp = sub.add_parser("coverage", help="which claims decide each numbered statement of the source documents")
+    sp.add_argument("--json", help="write {\"statements\": [...]} to this file")
+    _plugin_option(sp)
+    sp.set_defaults(fn=_cmd_coverage)
     sp = sub.add_parser("schema", help="print the JSON schema of 'verify --json' output")
     sp.set_defaults(fn=_cmd_schema)
     sp = sub.add_parser("mutation-score", help="inject faults into theory/ and numerics/ and count the caught ones")

@@ -9,7 +9,12 @@ module per section of the paper, each section's ball-arithmetic certificates bes
 * :mod:`.finite_prompt`, :mod:`.finite_prompt_certificates` -- finite prompts (docs/finite-prompt.md);
 * :mod:`.lda`, :mod:`.lda_landscape`, :mod:`.lda_dynamics`, :mod:`.lda_finite_prompt`,
   :mod:`.lda_certificates` -- Section 3 / Appendix B;
+* :mod:`.lda_appendix` -- Appendix B statements decided on their own (Lemmas B.7, B.15, B.17, B.19,
+  B.33, Remark B.36);
 * :mod:`.denoising`, :mod:`.denoising_certificates` -- Section 4 / Appendix C;
+* :mod:`.denoising_appendix` -- Remark 4.2 (degenerate mixtures: the linear-attention gap at gamma = 0);
+* :mod:`.statements` -- the paper's 54 numbered statements and the claims that decide each
+  (``softmix coverage``).
 * :mod:`.beyond` -- the predecessor and neighbouring results.
 """
 from __future__ import annotations
@@ -27,7 +32,9 @@ register_section("certificates", "ball-arithmetic certificates (python-flint)")
 
 #: modules in display order
 MODULES = ("attention", "finite_prompt", "lda", "lda_landscape", "lda_dynamics", "lda_finite_prompt",
-           "denoising", "beyond", "lda_certificates", "denoising_certificates", "finite_prompt_certificates")
+           "lda_appendix", "denoising", "denoising_appendix", "beyond", "lda_certificates", "denoising_certificates", "finite_prompt_certificates")
 
 for _m in MODULES:
     importlib.import_module(f"{__name__}.{_m}")
+
+importlib.import_module(f"{__name__}.statements")
