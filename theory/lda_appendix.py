@@ -7,6 +7,8 @@ writes it.  ``variant`` selects a deliberately wrong stated side (negative contr
 
 * Lemma B.7  -- E[l'(Y, t) | X] = sigma(t) - eta(X), with l'(y, t) = -y / (1 + e^{y t});
 * Lemma B.15 -- grad R = DPhi^* grad R~ for a generic smooth R~ (adjoint written blockwise);
+* Lemma B.16 -- two algebraic steps of the proof (the criticality combination (m1 + m_-1) d_r and
+  E[(sigma(f) - eta) f] = v22 (2 d_r - d_b) on {v21 = 0});
 * Lemma B.17 -- both branches E1, E2 realise f*, and the x-Hessian of g_zeta is
   r sigma''(s0 + s^T x) s s^T (so g_zeta is affine only if r = 0 or s = 0);
 * Lemma B.19 -- the partial risk in (w, b, r) has integrand Hessian sigma'(g) phi phi^T,
@@ -25,7 +27,7 @@ from .lda import SRC, effective_map, g_expr, problem_symbols, sigma, softplus, t
 from .mixtures import gradient, hessian, vector_symbols
 
 __all__ = ["logistic_loss", "lemma_b7_derivations", "lemma_b15_derivation", "lemma_b17_derivations",
-           "lemma_b19_derivations", "lemma_b33_derivation"]
+           "lemma_b19_derivations", "lemma_b33_derivation", "lemma_b16_derivations"]
 
 
 def _tag(name, variant):
@@ -165,4 +167,34 @@ def lemma_b33_derivation(d: int = 2, variant=None) -> list:
         rows.append(Derivation(name=_tag(f"Lemma B.33: Hess_w of l_log(y, w^T x), y={y}", variant),
                                source=f"{SRC}, Lemma B.33 (proof)", derived=hessian(logistic_loss(y, t), w),
                                stated=fac * x * x.T, assumptions=("L(w) = E[l_log(Y, w^T X)]",)))
+    return rows
+
+
+def lemma_b16_derivations(d: int = 2, variant=None) -> list:
+    """Two algebraic steps of the proof of Lemma B.16 (integrand level, effective gradients written
+    as in Lemma B.9: d_b -> e, d_r -> e sigma(z), e = sigma(f) - eta, z = s0 + s^T x):
+    (1) on {v21 = 0}, with grad_w R~ = 0 and the v22-criticality 2 d_r = d_b, the v21-block
+        m_-1 d_b + dm d_r of grad R (Lemma B.10) equals (m1 + m_-1) d_r;
+    (2) on {v21 = 0}, (sigma(f) - eta) f = v22 (2 e sigma(z) - e), i.e.
+        E[(sigma(f) - eta) f] = v22 (2 d_r R~ - d_b R~), with f = f_theta of eqs. (6)-(7) at v21 = 0."""
+    from .lda import f_theta_expr
+
+    m1, m_1, G, pi_p = problem_symbols(d)
+    dr = sp.Symbol("d_r", real=True)
+    db = 2 * dr  # the v22 block of grad R vanishes: -d_b + 2 d_r = 0
+    dm = m1 - m_1
+    stated1 = (m1 + m_1) * dr if variant != "wrong-combination" else dm * dr
+    rows = [Derivation(name=_tag("Lemma B.16 step: v21-block at grad_w R~ = 0", variant if variant == "wrong-combination" else None),
+                       source=f"{SRC}, Lemma B.16 (proof)", derived=m_1 * db + dm * dr, stated=stated1,
+                       assumptions=("v21 = 0", "grad_w R~ = 0 (for contradiction)", "-d_b + 2 d_r = 0"))]
+    U11, u12, v21, v22 = theta_symbols(d)
+    theta0 = (U11, u12, sp.zeros(d, 1), v22)
+    x = vector_symbols("x", d)
+    eta = sp.Symbol("eta", positive=True)
+    f = f_theta_expr(theta0, m1, m_1, G, pi_p, x)
+    z = sp.log(pi_p / (1 - pi_p)) + ((2 * u12 + U11 * dm).T * x)[0, 0]
+    e = sigma(f) - eta
+    rows.append(Derivation(name="Lemma B.16 step: (sigma(f) - eta) f = v22 (2 e sigma(z) - e) on {v21 = 0}",
+                           source=f"{SRC}, Lemma B.16 (proof)", derived=e * f, stated=v22 * (2 * e * sigma(z) - e),
+                           assumptions=("v21 = 0",)))
     return rows

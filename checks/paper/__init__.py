@@ -9,7 +9,7 @@ module per section of the paper, each section's ball-arithmetic certificates bes
 * :mod:`.finite_prompt`, :mod:`.finite_prompt_certificates` -- finite prompts (docs/finite-prompt.md);
 * :mod:`.lda`, :mod:`.lda_landscape`, :mod:`.lda_dynamics`, :mod:`.lda_finite_prompt`,
   :mod:`.lda_certificates` -- Section 3 / Appendix B;
-* :mod:`.lda_appendix` -- Appendix B statements decided on their own (Lemmas B.7, B.15, B.17, B.19,
+* :mod:`.lda_appendix` -- Appendix B statements decided on their own (Lemmas B.7, B.15, B.16, B.17, B.19,
   B.33, Remark B.36);
 * :mod:`.denoising`, :mod:`.denoising_certificates` -- Section 4 / Appendix C;
 * :mod:`.denoising_appendix` -- Remark 4.2 (degenerate mixtures: the linear-attention gap at gamma = 0);

@@ -1,4 +1,4 @@
-"""Appendix B statements that had no claim of their own: Lemmas B.7, B.15, B.17, B.19, B.33 and
+"""Appendix B statements that had no claim of their own: Lemmas B.7, B.15, B.16, B.17, B.19, B.33 and
 Remark B.36 (Gabet-Boursier-Boyer 2026).
 
 Symbolic claims derive the object from its definition with SymPy (theory.lda_appendix) and
@@ -270,3 +270,72 @@ reg("remark-b.36", "Random initialisation: energy fraction dim K / d in the Kryl
     defaults={"dims": [8, 32, 128], "samples": 4000, "margin": 0.05},
     profiles={"full": {"dims": [8, 32, 128, 512], "samples": 40000}},
     assumptions=("u = g / ||g||, g ~ N(0, I_d)",))
+
+
+# ---- Lemma B.16 --------------------------------------------------------------------------------------
+def _chk_b16(p, ctx):
+    from softmix.numerics import lda_landscape as LL
+
+    from .lda_landscape import _v21zero_points
+
+    P = N.LDAProblem.from_params(p["lda"])
+    if P.symmetric:
+        return Outcome("inconclusive", {"assumption_violated": "m1 = -m_-1 (Lemma B.16 assumes m1 + m_-1 != 0)"})
+    sym_variant = ctx.variant if ctx.variant == "wrong-combination" else None
+    ok_s, ref_s, rows = _decide(TA.lemma_b16_derivations(_dim(p), sym_variant), ctx)
+    d, n = P.d, p["nodes"]
+    full = d <= 2
+    if ctx.variant == "bayes-point":  # the same non-vanishing test where grad_w R~ does vanish
+        pts = [("Phi(theta1), theta1 in Theta1 (construct_theta1)", N.construct_theta1(P), None)]
+    else:
+        pts = []
+        for label, y in _v21zero_points(P, {"nodes": n, "starts": p["starts"]}, ctx):
+            th, gw, _ = LL.complete_v21zero_critical(P, y, n)
+            pts.append((label, th, y))
+    num, ok_n, vanish = [], bool(pts), False
+    for label, th, _y in pts:
+        z = N.phi(P, th)
+        gR = N.grad_theta(P, th, n, None, full)[1]  # the rule the points were located with (as thm-3.3)
+        critical = float(np.linalg.norm(gR)) <= p["grad_tol"] or ctx.variant == "bayes-point"
+        k = n
+        while True:  # refine the quadrature until |grad_w R~| is resolved against its error, or max_nodes
+            g1 = N.eff_risk(P, z, 1, k, None, full)[1]
+            g2 = N.eff_risk(P, z, 1, int(1.5 * k) + 2, None, full)[1]
+            err = float(np.abs(g1 - g2).max()) + 1e2 * np.finfo(float).eps * max(1.0, float(np.abs(g2).max()))
+            gw = float(np.linalg.norm(g2[:d]))
+            if gw > 100 * err or gw <= 3 * err or 2 * k > p["max_nodes"]:
+                break
+            k *= 2
+        nonzero, zero = gw > 100 * err, gw <= 3 * err
+        ok_n &= critical and nonzero
+        vanish |= critical and zero
+        num.append({"point": label, "theta": np.round(th, 10).tolist(), "grad_R_norm": float(np.linalg.norm(gR)),
+                    "critical": bool(critical), "grad_w_effective_norm": gw, "quadrature_error": err, "nodes": k,
+                    "(m1 + m_-1) d_r R~": ((P.arrays()[0] + P.arrays()[1]) * float(g2[d + 1])).tolist(),
+                    "nonvanishing": bool(nonzero), "vanishing_within_error": bool(zero)})
+    ev = {"symbolic": rows, "numeric": num, "config": P.to_params(),
+          "rule": "symbolic proof steps must be proven; every critical point located on {v21 = 0} (|grad R| <= grad_tol) "
+                  "at `nodes` GH nodes must have |grad_w R~(Phi(theta))| > 100 x (GH(n) vs GH(1.5n+2) difference + 100 eps)"}
+    if ref_s:
+        return Outcome("refuted", ev)
+    if not pts:
+        ev["to_settle"] = "no critical point found on {v21 = 0}"
+        return Outcome("inconclusive", ev)
+    if vanish:
+        return Outcome("refuted", ev)
+    if not ok_n:
+        ev["to_settle"] = "a finer quadrature (max_nodes) or more Newton steps at the unresolved points"
+        return Outcome("inconclusive", ev)
+    return Outcome("confirmed" if ok_s else "inconclusive", ev)
+
+
+reg("lemma-b.16", "At critical points with v21 = 0 the effective w-gradient does not vanish", "Lemma B.16",
+    "If m1 + m_-1 != 0 and theta_sp in Crit(R) with v21 = 0, then grad_w R~(Phi(theta_sp)) != 0; proof steps "
+    "derived: the v21-block reduces to (m1 + m_-1) d_r R~, and E[(sigma(f) - eta) f] = v22 (2 d_r R~ - d_b R~)",
+    _chk_b16,
+    [("wrong-combination", "the v21-block reduces to (m1 - m_-1) d_r R~"),
+     ("bayes-point", "the same non-vanishing test at Phi(theta1) for a Bayes point theta1 in Theta1")],
+    kind="numeric", defaults={"lda": {"m1": [1, 0], "m_1": [0, 2], "Gamma": [[2, "0.5"], ["0.5", 1]], "pi_plus": "0.35"},
+                              "sym_dim": 2, "nodes": 32, "max_nodes": 128, "starts": 1, "grad_tol": 1e-8},
+    profiles={"full": {"starts": 4, "nodes": 48}}, assumptions=("m1 + m_-1 != 0", "m1 != m_-1 (model (4))"),
+    derivations=lambda: TA.lemma_b16_derivations(2))

@@ -60,9 +60,7 @@ _d("Proposition B.12", "prop-b.12")
 _d("Lemma B.13", "lemma-b.13")
 _d("Lemma B.14", "lemma-b.14")
 _d("Lemma B.15", "lemma-b.15")
-_a("Lemma B.16", ("thm-3.3",),
-   "every critical point thm-3.3 locates on {v21 = 0} is completed with U11 = grad_w R~ a^T / |grad_w R~|^2, "
-   "which needs grad_w R~ != 0; the evidence records grad_w_effective_norm at each point")
+_d("Lemma B.16", "lemma-b.16", "thm-3.3")
 _d("Lemma B.17", "lemma-b.17")
 _a("Corollary B.18", ("lemma-b.17", "eq-6-7"),
    "set-theoretic consequence of E* = E1 u E2 (lemma-b.17) through R = R~ o Phi (eq-6-7 derives "
