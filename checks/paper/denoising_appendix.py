@@ -13,8 +13,6 @@ prop-c.3.
 """
 from __future__ import annotations
 
-import mpmath as mpm
-import numpy as np
 
 from softmix.numerics import denoising as ND
 from softmix.numerics.precision import workdps

@@ -11,7 +11,6 @@ typos.
 """
 from __future__ import annotations
 
-from fractions import Fraction
 
 import numpy as np
 import sympy as sp
