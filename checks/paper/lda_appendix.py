@@ -93,7 +93,13 @@ reg("lemma-b.17", "Effective minimisers: E* = E1 u E2 (r = 0 or s = 0)", "Lemma 
     lambda p, ctx: _sym_outcome(TA.lemma_b17_derivations(_dim(p), ctx.variant), ctx, {
         "argument": "by Lemma B.4 zeta is optimal iff g_zeta = f* a.s.; X has full support (Gamma > 0), so the derived "
                     "x-Hessian must vanish everywhere; sigma'' vanishes only at s0 + s^T x = 0, hence r s s^T = 0; "
-                    "r = 0 gives E1, s = 0 gives E2 after matching the constant"}),
+                    "r = 0 gives E1, s = 0 gives E2 after matching the constant",
+        "findings": [{"kind": "gap", "where": "Lemma B.17, proof ('This is equivalent to saying that one of the following "
+                                              "two situations occurs')",
+                      "text": "the equivalence is asserted without argument; it needs that x -> r sigma(s0 + s^T x) is not "
+                                "affine on the support of X when r != 0 and s != 0 (true: X has full support since Gamma > 0, "
+                                "and the derived x-Hessian r sigma'' s s^T vanishes only on the hyperplane s0 + s^T x = 0)",
+                      "counterexample": "none: the lemma stands; the derived Hessian closes the step"}]}),
     [("E2-offset-sign", "E2 with b = b* + r sigma(s0)"), ("no-curvature", "Hess_x g = r sigma'(.) s s^T")],
     defaults={"sym_dim": 2}, profiles={"full": {"sym_dim": 3}},
     assumptions=("Lemma B.4 (optimal iff g_zeta = f* a.s.)", "Gamma positive definite"),
@@ -313,6 +319,13 @@ def _chk_b16(p, ctx):
                     "(m1 + m_-1) d_r R~": ((P.arrays()[0] + P.arrays()[1]) * float(g2[d + 1])).tolist(),
                     "nonvanishing": bool(nonzero), "vanishing_within_error": bool(zero)})
     ev = {"symbolic": rows, "numeric": num, "config": P.to_params(),
+          "findings": [{"kind": "gap", "where": "Lemma B.16, hypotheses and last step of the proof",
+                        "text": "the lemma lists only m1 + m_-1 != 0, but its last step ('no function c1 + c2 sigma(s0 + s^T x) "
+                                "coincides with f*') also needs w* != 0, i.e. m1 != m_-1; model (4) assumes distinct means, so "
+                                "the lemma holds within the paper's model, the hypothesis is implicit",
+                        "counterexample": "outside model (4): m1 = m_-1 = (1), Gamma = (1), pi_+ = 0.6 gives f* = s0 = log(3/2) "
+                                          "constant; theta with v21 = 0, s = 0, v22 = s0 / (2 sigma(s0) - 1) = 5 log(3/2) realises f*, "
+                                          "so it is a minimiser (critical) with grad_w R~ = E[(sigma(f*) - eta) X] = 0"}],
           "rule": "symbolic proof steps must be proven; every critical point located on {v21 = 0} (|grad R| <= grad_tol) "
                   "at `nodes` GH nodes must have |grad_w R~(Phi(theta))| > 100 x (GH(n) vs GH(1.5n+2) difference + 100 eps)"}
     if ref_s:
