@@ -189,3 +189,25 @@ def test_linear_hessian_at_zero_is_second_moment_over_4():
 def test_remark_42_outside_its_assumption_is_inconclusive():
     r = run_claim("remark-4.2", "quick", 1, {"gamma": 1, "all_cases": False})
     assert r["verdict"] == "inconclusive"
+
+
+# ---- property: the stale-id check sees exactly the unknown ids --------------------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_coverage_table_flags_exactly_the_unknown_ids(data):
+    registry = load_all()
+    ids = sorted(registry)
+    known = data.draw(st.lists(st.sampled_from(ids), min_size=1, max_size=4, unique=True))
+    unknown = data.draw(st.lists(st.text("abcxyz-.", min_size=1, max_size=8).filter(lambda s: s not in registry),
+                                 max_size=3, unique=True))
+    sts = {"t::S": Statement("S", "decided", tuple(known + unknown))}
+    if unknown:
+        with pytest.raises(CoverageError) as e:
+            coverage_table(registry, sts)
+        assert all(u in str(e.value) for u in unknown)
+        assert not any(f"-> {k};" in str(e.value) + ";" for k in known)
+    else:
+        assert coverage_table(registry, sts)[0]["claims"] == known
