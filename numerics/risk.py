@@ -1,0 +1,672 @@
+"""Finite-prompt risk of several softmax heads sharing one prompt (issue 13; beyond the paper,
+which stops at L = infinity -- its predictors are Sec. 3's LDA head and Thm 4.1's two-head
+denoiser, both evaluated at infinite prompts).
+
+Predictor  yhat_L(z) = sum_h W_h T_{U_h, V_h}[mu_hat_L](z), all heads reading the SAME L tokens.
+Risk       R_L = E || y - yhat_L(z) ||^2  (tokens i.i.d. mu, query z, target y | z).
+First order (delta method on the ratio of two sample means; docs/finite-prompt-risk.md):
+
+  L (R_L(z) - R_inf(z)) -> K(z) = sum_{h,h'} tr(W_h C_hh'(z) W_h'^T) - 2 r(z)^T sum_h W_h b_h(z),
+  r(z) = E[y | z] - yhat_inf(z),
+  C_hh' = rho_hh' V_h [sum_k w_k(a_h + a_h') (G_k + d_k^h d_k^h'^T)] V_h'^T,
+  rho_hh' = M(a_h + a_h') / (M(a_h) M(a_h')),  d_k^h = m_k + G_k (a_h + a_h') - grad Lambda(a_h),
+  b_h = rho_hh V_h (grad Lambda(a_h) - grad Lambda(2 a_h)).
+
+Exact: the constants (float64 vectorised over queries, or mpmath), the Gaussian closed form of
+E_z K(z) and its finiteness condition.  Approximate: K describes L -> infinity only (remainder
+O(1/L^2) in the risk); the mixture query averages are importance-sampled Monte Carlo with a
+standard error; the Monte Carlo engine is random (seeded).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath as mpm
+import numpy as np
+
+from .errors import InputError
+from .mixture import GaussianMixture, parse_number, psd_sqrt
+from .precision import to_mpf, workdps
+
+__all__ = ["Head", "Target", "parse_heads", "parse_target", "risk_constants", "risk_constants_mp",
+           "gaussian_exp_quadratic_mean", "gaussian_exp_quadratic_mean_mp", "averaged_risk",
+           "threshold_info", "MultiHeadEngine", "simulate_excess", "simulate_excess_averaged",
+           "query_norm_point"]
+
+
+# ================================================================================================
+# inputs
+# ================================================================================================
+@dataclass(frozen=True)
+class Head:
+    """One head: U (D, D), V (p, D), W (q, p); exact entries kept for the mpmath path."""
+    U: tuple
+    V: tuple
+    W: tuple
+
+    def arrays(self):
+        f = lambda M: np.array([[float(x) for x in r] for r in M])
+        return f(self.U), f(self.V), f(self.W)
+
+
+@dataclass(frozen=True)
+class Target:
+    """y = B z + eps, eps ~ N(0, noise_covariance) independent of z and of the prompt."""
+    B: tuple
+    noise: tuple
+
+    def arrays(self):
+        f = lambda M: np.array([[float(x) for x in r] for r in M])
+        return f(self.B), f(self.noise)
+
+
+def _matrix(obj, where):
+    if not isinstance(obj, list) or not obj or not all(isinstance(r, list) and r for r in obj):
+        raise InputError(f"{where}: expected a non-empty list of non-empty rows")
+    rows = tuple(tuple(parse_number(v, f"{where}[{i}][{j}]") for j, v in enumerate(r)) for i, r in enumerate(obj))
+    if any(len(r) != len(rows[0]) for r in rows):
+        raise InputError(f"{where}: rows have different lengths")
+    return rows
+
+
+def _identity(n):
+    return tuple(tuple(Fraction(int(i == j)) for j in range(n)) for i in range(n))
+
+
+def parse_heads(obj, D: int, where: str = "heads") -> list[Head]:
+    """A list of {"U", "V", "W"?}; W defaults to the identity; every head must output the same q."""
+    if not isinstance(obj, list) or not obj:
+        raise InputError(f"{where}: expected a non-empty list of heads {{\"U\", \"V\", \"W\"}}")
+    heads, q = [], None
+    for h, o in enumerate(obj):
+        w = f"{where}[{h}]"
+        if not isinstance(o, dict):
+            raise InputError(f"{w}: expected an object with keys U, V and optionally W")
+        extra = sorted(set(o) - {"U", "V", "W"})
+        if extra:
+            raise InputError(f"{w}: unknown key(s) {', '.join(extra)}")
+        if "U" not in o or "V" not in o:
+            raise InputError(f"{w}: missing key {'U' if 'U' not in o else 'V'}")
+        U, V = _matrix(o["U"], f"{w}.U"), _matrix(o["V"], f"{w}.V")
+        if len(U) != D or len(U[0]) != D:
+            raise InputError(f"{w}.U must be {D}x{D} (the token dimension), got {len(U)}x{len(U[0])}")
+        if len(V[0]) != D:
+            raise InputError(f"{w}.V must have {D} columns, got {len(V[0])}")
+        W = _matrix(o["W"], f"{w}.W") if "W" in o else _identity(len(V))
+        if len(W[0]) != len(V):
+            raise InputError(f"{w}.W must have {len(V)} columns (rows of V), got {len(W[0])}")
+        if q is None:
+            q = len(W)
+        elif len(W) != q:
+            raise InputError(f"{w}.W has {len(W)} rows but head 0 outputs {q}: all heads must share the output space")
+        heads.append(Head(U, V, W))
+    return heads
+
+
+def parse_target(obj, D: int, q: int, where: str = "target") -> Target:
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: expected an object with keys B and noise_covariance")
+    extra = sorted(set(obj) - {"B", "noise_covariance"})
+    if extra:
+        raise InputError(f"{where}: unknown key(s) {', '.join(extra)}")
+    if "B" not in obj:
+        raise InputError(f"{where}: missing key B")
+    B = _matrix(obj["B"], f"{where}.B")
+    if len(B) != q or len(B[0]) != D:
+        raise InputError(f"{where}.B must be {q}x{D} (output x token dimension), got {len(B)}x{len(B[0])}")
+    N = _matrix(obj["noise_covariance"], f"{where}.noise_covariance") if "noise_covariance" in obj \
+        else tuple(tuple(Fraction(0) for _ in range(q)) for _ in range(q))
+    if len(N) != q or len(N[0]) != q:
+        raise InputError(f"{where}.noise_covariance must be {q}x{q}, got {len(N)}x{len(N[0])}")
+    for i in range(q):
+        for j in range(i + 1, q):
+            if N[i][j] != N[j][i]:
+                raise InputError(f"{where}.noise_covariance is not symmetric (entry [{i}][{j}])")
+    arr = np.array([[float(x) for x in r] for r in N])
+    if np.linalg.eigvalsh(arr)[0] < -1e-10 * max(1.0, float(np.abs(arr).max())):
+        raise InputError(f"{where}.noise_covariance is not positive semidefinite")
+    return Target(B, N)
+
+
+# ================================================================================================
+# per-query constants, vectorised over queries (float64)
+# ================================================================================================
+def _lse(s):
+    mx = s.max(axis=-1, keepdims=True)
+    return (mx + np.log(np.exp(s - mx).sum(axis=-1, keepdims=True)))[..., 0]
+
+
+def _tilt(w, m, G, A):
+    """Scores (n, K), gates (n, K), cgf (n,), tilted means (n, K, D), grad Lambda (n, D) at tilts A."""
+    GA = np.einsum("kde,ne->nkd", G, A)
+    s = np.log(w)[None, :] + A @ m.T + 0.5 * np.einsum("nkd,nd->nk", GA, A)
+    lam = _lse(s)
+    g = np.exp(s - lam[:, None])
+    mu = m[None] + GA
+    return s, g, lam, mu, np.einsum("nk,nkd->nd", g, mu)
+
+
+def risk_constants(mix: GaussianMixture, heads, target: Target, Z) -> dict:
+    """Per-query first-order constants for each row z of Z (n, D), float64:
+
+    variance (n,)      sum_{h,h'} tr(W_h C_hh' W_h'^T)   (= lim L E||yhat_L - yhat_inf||^2)
+    cross (n,)         its h != h' part (zero when heads do not share the prompt)
+    bias_residual (n,) -2 r^T sum_h W_h b_h
+    K (n,)             variance + bias_residual = lim L (R_L(z) - R_inf(z))
+    risk_infinite (n,) ||B z - yhat_inf||^2 + tr(noise)
+    residual (n, q), prediction (n, q), bias (H, n, q) = W_h b_h, rho (H, H, n)."""
+    w, m, G = _arrays(mix)
+    Z = np.atleast_2d(np.asarray(Z, float))
+    Hs = [h.arrays() for h in heads]
+    B, N = target.arrays()
+    P = [Wh @ Vh for _U, Vh, Wh in Hs]  # (q, D) output maps on tokens
+    A = [Z @ Uh.T for Uh, _V, _W in Hs]
+    H = len(Hs)
+    one = [_tilt(w, m, G, a) for a in A]
+    pred = sum(one[h][4] @ P[h].T for h in range(H))
+    r = Z @ B.T - pred
+    PGP = np.einsum("ad,kde,be->kab", np.concatenate(P), G, np.concatenate(P))  # (K, Hq, Hq)
+    q = B.shape[0]
+    var = np.zeros(len(Z))
+    cross = np.zeros(len(Z))
+    bias = np.zeros((H, len(Z), q))
+    rho = np.zeros((H, H, len(Z)))
+    for h in range(H):
+        for k in range(h, H):
+            _s, g2, lam2, mu2, grad2 = _tilt(w, m, G, A[h] + A[k])
+            rr = np.exp(lam2 - one[h][2] - one[k][2])
+            rho[h, k] = rho[k, h] = rr
+            # tr(P_h G_j P_k^T) per component j, and the mean-shift inner products
+            trG = np.einsum("kaa->k", PGP[:, h * q:(h + 1) * q, k * q:(k + 1) * q])
+            dh = np.einsum("ad,nkd->nka", P[h], mu2) - (one[h][4] @ P[h].T)[:, None, :]
+            dk = np.einsum("ad,nkd->nka", P[k], mu2) - (one[k][4] @ P[k].T)[:, None, :]
+            t = rr * (g2 @ trG + np.einsum("nk,nka,nka->n", g2, dh, dk))
+            mult = 1.0 if h == k else 2.0
+            var += mult * t
+            if h != k:
+                cross += mult * t
+            else:
+                bias[h] = rr[:, None] * ((one[h][4] - grad2) @ P[h].T)
+    bres = -2.0 * np.einsum("nq,hnq->n", r, bias)
+    return {"variance": var, "cross": cross, "bias_residual": bres, "K": var + bres,
+            "risk_infinite": (r**2).sum(1) + float(np.trace(N)), "residual": r, "prediction": pred,
+            "bias": bias, "rho": rho}
+
+
+_ARR: dict = {}
+
+
+def _arrays(mix):
+    key = id(mix)
+    hit = _ARR.get(key)
+    if hit is not None and hit[0] is mix:
+        return hit[1]
+    arrs = mix.arrays()
+    _ARR[key] = (mix, arrs)
+    return arrs
+
+
+# ================================================================================================
+# per-query constants at arbitrary precision (mpmath, one query)
+# ================================================================================================
+def _mpm(M):
+    return mpm.matrix([[to_mpf(x) for x in r] for r in M])
+
+
+def risk_constants_mp(mix: GaussianMixture, heads, target: Target, z, dps: int = 50) -> dict:
+    """The same constants for one query at ``dps`` digits (mpf)."""
+    with workdps(dps):
+        w, m, G = mix.mp()
+        zm = mpm.matrix([to_mpf(x) for x in z])
+        Hs = [(_mpm(h.U), _mpm(h.V), _mpm(h.W)) for h in heads]
+        B = _mpm(target.B)
+        Nn = _mpm(target.noise)
+        K = len(w)
+
+        def tilt(a):
+            s = [mpm.log(w[k]) + (m[k].T * a)[0] + (a.T * G[k] * a)[0] / 2 for k in range(K)]
+            mx = max(s)
+            lam = mx + mpm.log(mpm.fsum(mpm.exp(x - mx) for x in s))
+            g = [mpm.exp(x - lam) for x in s]
+            mu = [m[k] + G[k] * a for k in range(K)]
+            grad = mu[0] * g[0]
+            for k in range(1, K):
+                grad += mu[k] * g[k]
+            return g, lam, mu, grad
+
+        P = [Wh * Vh for _U, Vh, Wh in Hs]
+        A = [Uh * zm for Uh, _V, _W in Hs]
+        one = [tilt(a) for a in A]
+        pred = P[0] * one[0][3]
+        for h in range(1, len(Hs)):
+            pred += P[h] * one[h][3]
+        r = B * zm - pred
+        tr = lambda X: mpm.fsum(X[i, i] for i in range(X.rows))
+        var = cross = mpm.mpf(0)
+        bsum = mpm.matrix(B.rows, 1)
+        for h in range(len(Hs)):
+            for k in range(h, len(Hs)):
+                g2, lam2, mu2, grad2 = tilt(A[h] + A[k])
+                rr = mpm.exp(lam2 - one[h][1] - one[k][1])
+                t = mpm.mpf(0)
+                for j in range(K):
+                    dh = P[h] * (mu2[j] - one[h][3])
+                    dk = P[k] * (mu2[j] - one[k][3])
+                    t += g2[j] * (tr(P[h] * G[j] * P[k].T) + (dh.T * dk)[0])
+                t *= rr
+                var += t if h == k else 2 * t
+                if h != k:
+                    cross += 2 * t
+                else:
+                    bsum += rr * (P[h] * (one[h][3] - grad2))
+        bres = -2 * (r.T * bsum)[0]
+        return {"variance": var, "cross": cross, "bias_residual": bres, "K": var + bres,
+                "risk_infinite": (r.T * r)[0] + tr(Nn)}
+
+
+# ================================================================================================
+# Gaussian integrals E[exp(z^T S z) (alpha + beta^T z + z^T Q z)], z ~ N(mu, Sigma), Sigma PSD
+# ================================================================================================
+def gaussian_exp_quadratic_mean(S, alpha, beta, Q, mu, Sigma) -> float:
+    """det(I - 2 Sigma S)^(-1/2) exp(mu^T S mu + 2 mu^T S Sigma' S mu) [alpha + beta^T mu' + mu'^T Q mu'
+    + tr(Q Sigma')], Sigma' = (I - 2 Sigma S)^(-1) Sigma, mu' = mu + 2 Sigma' S mu.  Finite iff every
+    eigenvalue of Sigma S (those of R^T S R, R R^T = Sigma) is < 1/2; +inf otherwise (no square root
+    of Sigma needed, so singular query covariances are fine)."""
+    S, Q, Sigma = (np.asarray(x, float) for x in (S, Q, Sigma))
+    mu, beta = np.asarray(mu, float), np.asarray(beta, float)
+    I = np.eye(len(S))
+    M = I - 2 * Sigma @ S
+    if _lam_max(S, Sigma) >= 0.5:
+        return float("inf")
+    Sp = np.linalg.solve(M, Sigma)
+    Sp = (Sp + Sp.T) / 2
+    mup = mu + 2 * Sp @ S @ mu
+    pref = np.linalg.det(M) ** -0.5 * np.exp(mu @ S @ mu + 2 * mu @ S @ Sp @ S @ mu)
+    return float(pref * (alpha + beta @ mup + mup @ Q @ mup + np.trace(Q @ Sp)))
+
+
+def gaussian_exp_quadratic_mean_mp(S, alpha, beta, Q, mu, Sigma):
+    """The same at the current mpmath precision (mpmath matrices / column vectors in)."""
+    n = S.rows
+    M = mpm.eye(n) - 2 * Sigma * S
+    Minv = mpm.inverse(M)
+    Sp = Minv * Sigma
+    mup = mu + 2 * Sp * S * mu
+    pref = mpm.det(M) ** mpm.mpf(-0.5) * mpm.exp((mu.T * S * mu)[0] + 2 * (mu.T * S * Sp * S * mu)[0])
+    tr = mpm.fsum((Q * Sp)[i, i] for i in range(n))
+    return pref * (alpha + (beta.T * mup)[0] + (mup.T * Q * mup)[0] + tr)
+
+
+def _lam_max(S, Sigma) -> float:
+    R = psd_sqrt(np.asarray(Sigma, float))
+    A = R.T @ np.asarray(S, float) @ R
+    return float(np.linalg.eigvalsh((A + A.T) / 2)[-1])
+
+
+def _sym(X):
+    return (X + X.T) / 2
+
+
+def _gaussian_terms(G, m, heads_arr, B):
+    """K(z) for N(m, G) tokens as a list of (S, alpha, beta, Q, part) with
+    K(z) = sum exp(z^T S z)(alpha + beta^T z + z^T Q z); part in {variance, cross, bias_residual}."""
+    P = [Wh @ Vh for _U, Vh, Wh in heads_arr]
+    U = [Uh for Uh, _V, _W in heads_arr]
+    H = len(P)
+    c0 = -sum(Ph @ m for Ph in P)
+    R1 = B - sum(P[h] @ G @ U[h] for h in range(H))
+    D = len(m)
+    terms = []
+    for h in range(H):
+        for k in range(H):
+            S = _sym(U[h].T @ G @ U[k])
+            alpha = float(np.trace(P[h] @ G @ P[k].T))
+            Q = _sym(U[k].T @ G @ P[h].T @ P[k] @ G @ U[h])  # (P_h G a_k).(P_k G a_h)
+            terms.append((S, alpha, np.zeros(D), Q, "variance" if h == k else "cross"))
+        S = _sym(U[h].T @ G @ U[h])
+        X = P[h] @ G @ U[h]  # -W_h b_h = rho_h P_h G a_h
+        terms.append((S, 0.0, 2 * X.T @ c0, _sym(2 * R1.T @ X), "bias_residual"))
+    return terms, c0, R1
+
+
+def threshold_info(mix: GaussianMixture, heads, queries: GaussianMixture, tol: float = 1e-9) -> dict:
+    """lambda* = max over heads h (with W_h V_h G_k != 0), token components k, query components j of
+    lambda_max(R_j^T U_h^T G_k U_h R_j), R_j R_j^T = Sigma_j.  E_z K finite iff lambda* < 1/2.
+    Past it: E(R_L - R_inf) ~ L^(-1/(2 lambda*)) (ln L)^beta with beta = m/2 - 1 + d (m = multiplicity of
+    lambda*, d = 1 if the mean shift P_h G_k U_h R_j is non-zero on the top eigenspace, else 0); at
+    lambda* = 1/2: L^(-1) (ln L)^(m/2 + d).  The log power is derived for Gaussian tokens and
+    centred query components along the top eigenspace; otherwise exp(O(sqrt(ln L))) factors appear
+    and it is reported as null."""
+    _w, mt, G = mix.arrays()
+    qw, qm, qS = queries.arrays()
+    best, rows = -np.inf, []
+    for h, hd in enumerate(heads):
+        U, V, W = hd.arrays()
+        P = W @ V
+        for k in range(len(G)):
+            if np.abs(P @ G[k]).max() <= tol * max(1.0, np.abs(G[k]).max()):
+                continue
+            for j in range(len(qw)):
+                R = psd_sqrt(qS[j])
+                A = _sym(R.T @ U.T @ G[k] @ U @ R)
+                ev, Qv = np.linalg.eigh(A)
+                lam = float(ev[-1])
+                top = Qv[:, ev >= lam - tol * max(1.0, abs(lam))]
+                mult = int(top.shape[1])
+                shift = float(np.abs(P @ G[k] @ U @ R @ top).max()) > tol
+                centred = float(np.abs(top.T @ R.T @ U.T @ G[k] @ U @ qm[j]).max()) <= tol
+                rows.append({"head": h, "token_component": k, "query_component": j, "lambda": lam,
+                             "multiplicity": mult, "mean_shift_on_top": shift, "centred": centred})
+                best = max(best, lam)
+    if not rows:
+        return {"lambda": 0.0, "finite": True, "rows": [], "rate_exponent": -1.0, "log_power": 0}
+    top_rows = [r for r in rows if r["lambda"] >= best - tol * max(1.0, abs(best))]
+    finite = best < 0.5
+    out = {"lambda": best, "finite": finite, "rows": rows}
+    if finite:
+        out.update({"rate_exponent": -1.0, "log_power": 0})
+        return out
+    at = abs(best - 0.5) <= tol
+    ok = mix.n_components == 1 and all(r["centred"] for r in top_rows)
+    betas = [(r["multiplicity"] / 2 + (0 if at else -1) + int(r["mean_shift_on_top"])) for r in top_rows]
+    out.update({"rate_exponent": -1.0 if at else -1 / (2 * best),
+                "log_power": (max(betas) if ok else None),
+                "log_power_note": ("(ln L)^(m/2 - 1 + d), m multiplicity of the top eigenvalue, d = 1 if the mean shift "
+                                   "is non-zero on its eigenspace" if ok else
+                                   "not a pure power of ln L: mixture tokens or a query mean along the top direction "
+                                   "give exp(O(sqrt(ln L))) factors")})
+    return out
+
+
+# ================================================================================================
+# query averages
+# ================================================================================================
+def averaged_risk(mix: GaussianMixture, heads, queries: GaussianMixture, target: Target, dps: int | None = None,
+                  n_mc: int = 200000, seed=0, drop: str | None = None) -> dict:
+    """E_z of the per-query constants for z ~ queries (a Gaussian mixture, singular covariances allowed).
+
+    Gaussian tokens: closed form per query component (``method='closed-form'``; mpmath at ``dps``
+    digits if given).  Mixture tokens: importance-sampled Monte Carlo over queries, per query
+    component xi ~ N(0, tau^2 I) with tau^2 = 1 / (1 - 2 lambda*) so that the estimator has finite
+    variance for every lambda* < 1/2 (``method='monte-carlo'`` with ``standard_error``).
+    ``drop`` ('bias-residual' or 'cross') removes that term (negative controls)."""
+    th = threshold_info(mix, heads, queries)
+    base = {"threshold": th["lambda"], "finite": th["finite"], "rate_exponent": th.get("rate_exponent"),
+            "log_power": th.get("log_power")}
+    if "log_power_note" in th:
+        base["log_power_note"] = th["log_power_note"]
+    if mix.n_components == 1:
+        return {**base, **_closed_form(mix, heads, queries, target, dps, drop, th["finite"])}
+    return {**base, **_mc_average(mix, heads, queries, target, th, n_mc, seed, drop)}
+
+
+def _closed_form(mix, heads, queries, target, dps, drop, finite):
+    _w, mt, Gt = mix.arrays()
+    qw, qm, qS = queries.arrays()
+    harr = [h.arrays() for h in heads]
+    B, N = target.arrays()
+    terms, c0, R1 = _gaussian_terms(Gt[0], mt[0], harr, B)
+    parts = {"variance": 0.0, "cross": 0.0, "bias_residual": 0.0}
+    # risk at L = infinity: E||c0 + R1 z||^2 + tr(noise) (exact)
+    rinf = float(np.trace(N))
+    for j in range(len(qw)):
+        rinf += qw[j] * float((c0 + R1 @ qm[j]) @ (c0 + R1 @ qm[j]) + np.trace(R1 @ qS[j] @ R1.T))
+    out = {"method": "closed-form", "standard_error": None}
+    if not finite:
+        out.update({"risk_infinite": rinf, "K": float("inf"), "variance": None, "bias_residual": None, "cross": None})
+        if dps:
+            out["risk_infinite"] = _closed_form_mp(mix, heads, queries, target, dps, drop, rinf_only=True)
+        return out
+    for S, al, be, Q, part in terms:
+        for j in range(len(qw)):
+            parts[part] += qw[j] * gaussian_exp_quadratic_mean(S, al, be, Q, qm[j], qS[j])
+    var = parts["variance"] + (parts["cross"] if drop != "cross" else 0.0)
+    bres = parts["bias_residual"] if drop != "bias-residual" else 0.0
+    out.update({"risk_infinite": rinf, "K": var + bres, "variance": var, "bias_residual": bres,
+                "cross": parts["cross"]})
+    if dps:
+        mpv = _closed_form_mp(mix, heads, queries, target, dps, drop)
+        out.update(mpv)
+    return out
+
+
+def _closed_form_mp(mix, heads, queries, target, dps, drop, rinf_only=False):
+    """mpmath version of the closed form (all matrices built from the exact inputs)."""
+    with workdps(dps):
+        _w, mt, Gt = mix.mp()
+        G, m = Gt[0], mt[0]
+        qw, qm, qS = queries.mp()
+        Hs = [(_mpm(h.U), _mpm(h.V), _mpm(h.W)) for h in heads]
+        B, N = _mpm(target.B), _mpm(target.noise)
+        P = [Wh * Vh for _U, Vh, Wh in Hs]
+        U = [Uh for Uh, _V, _W in Hs]
+        H = len(P)
+        c0 = -(P[0] * m)
+        R1 = B - P[0] * G * U[0]
+        for h in range(1, H):
+            c0 -= P[h] * m
+            R1 -= P[h] * G * U[h]
+        tr = lambda X: mpm.fsum(X[i, i] for i in range(X.rows))
+        sym = lambda X: (X + X.T) / 2
+        rinf = tr(N)
+        for j in range(len(qw)):
+            e = c0 + R1 * qm[j]
+            rinf += qw[j] * ((e.T * e)[0] + tr(R1 * qS[j] * R1.T))
+        if rinf_only:
+            return rinf
+        D = G.rows
+        parts = {"variance": mpm.mpf(0), "cross": mpm.mpf(0), "bias_residual": mpm.mpf(0)}
+        zero = mpm.matrix(D, 1)
+        for h in range(H):
+            for k in range(H):
+                S = sym(U[h].T * G * U[k])
+                Q = sym(U[k].T * G * P[h].T * P[k] * G * U[h])
+                al = tr(P[h] * G * P[k].T)
+                for j in range(len(qw)):
+                    parts["variance" if h == k else "cross"] += qw[j] * gaussian_exp_quadratic_mean_mp(S, al, zero, Q, qm[j], qS[j])
+            S = sym(U[h].T * G * U[h])
+            X = P[h] * G * U[h]
+            for j in range(len(qw)):
+                parts["bias_residual"] += qw[j] * gaussian_exp_quadratic_mean_mp(
+                    S, mpm.mpf(0), 2 * X.T * c0, sym(2 * R1.T * X), qm[j], qS[j])
+        var = parts["variance"] + (parts["cross"] if drop != "cross" else 0)
+        bres = parts["bias_residual"] if drop != "bias-residual" else mpm.mpf(0)
+        return {"risk_infinite": rinf, "K": var + bres, "variance": var, "bias_residual": bres,
+                "cross": parts["cross"], "dps": dps}
+
+
+def _mc_average(mix, heads, queries, target, th, n, seed, drop):
+    qw, qm, qS = queries.arrays()
+    rng = np.random.default_rng(np.random.SeedSequence(seed) if not isinstance(seed, np.random.SeedSequence) else seed)
+    lam_j = {}
+    for r in th["rows"]:
+        lam_j[r["query_component"]] = max(lam_j.get(r["query_component"], 0.0), r["lambda"])
+    keys = ("K", "variance", "bias_residual", "cross", "risk_infinite")
+    est = dict.fromkeys(keys, 0.0)
+    var = dict.fromkeys(keys, 0.0)
+    if not th["finite"]:
+        est["K"] = float("inf")
+    for j in range(len(qw)):
+        nj = max(2, int(round(n * qw[j])))
+        R = psd_sqrt(qS[j])
+        lam = max(0.0, lam_j.get(j, 0.0))
+        tau2 = 1.0 / (1.0 - 2 * lam) if th["finite"] else 1.0
+        xi = rng.standard_normal((nj, R.shape[1])) * np.sqrt(tau2)
+        lw = 0.5 * R.shape[1] * np.log(tau2) - 0.5 * (xi**2).sum(1) * (1 - 1 / tau2)
+        wt = np.exp(lw)
+        c = risk_constants(mix, heads, target, qm[j][None] + xi @ R.T)
+        c["variance"] = c["variance"] - (c["cross"] if drop == "cross" else 0.0)
+        if drop == "bias-residual":
+            c["bias_residual"] = 0 * c["bias_residual"]
+        c["K"] = c["variance"] + c["bias_residual"]
+        for kk in keys:
+            if kk == "K" and not th["finite"]:
+                continue
+            x = wt * c[kk]
+            est[kk] += qw[j] * x.mean()
+            var[kk] += qw[j] ** 2 * x.var(ddof=1) / nj
+    out = {"method": "monte-carlo", "risk_infinite": est["risk_infinite"], "K": est["K"], "variance": est["variance"],
+           "bias_residual": est["bias_residual"], "cross": est["cross"],
+           "standard_error": {k: float(np.sqrt(var[k])) for k in keys if th["finite"] or k != "K"},
+           "queries_sampled": int(sum(max(2, int(round(n * x))) for x in qw)),
+           "importance_sampling": "per query component xi ~ N(0, I / (1 - 2 lambda_j)), weights phi/phi_tau"}
+    if not th["finite"]:
+        out.update({"variance": None, "bias_residual": None, "cross": None})
+    return out
+
+
+def query_norm_point(queries: GaussianMixture) -> np.ndarray:
+    """The negative control's single query: the mean query plus sqrt(E||z - E z||^2) along the top
+    principal axis of the query covariance (a query at the mean query norm)."""
+    qw, qm, qS = queries.arrays()
+    mu = qw @ qm
+    Sig = sum(qw[j] * (qS[j] + np.outer(qm[j] - mu, qm[j] - mu)) for j in range(len(qw)))
+    ev, Q = np.linalg.eigh(Sig)
+    return mu + np.sqrt(max(0.0, float(np.trace(Sig)))) * Q[:, -1]
+
+
+# ================================================================================================
+# Monte Carlo: several heads sharing one prompt
+# ================================================================================================
+class MultiHeadEngine:
+    """Exact projected sampler for ONE query: per token, the jointly Gaussian (within a component)
+    vector (<a_1, x>, ..., <a_H, x>, V_1 x, ..., V_H x) of dimension H + sum_h p_h, drawn from its
+    per-component mean and covariance square root (cost independent of D).  Streams tokens in
+    chunks with an online log-sum-exp per head.  Extends numerics.finite_prompt's projected engine
+    (one head) to the joint law of all heads' scores and values."""
+
+    def __init__(self, mix: GaussianMixture, heads, z):
+        w, m, G = _arrays(mix)
+        z = np.asarray(z, float)
+        self.arr = [h.arrays() for h in heads]
+        self.a = [U @ z for U, _V, _W in self.arr]
+        rows = self.a + [V for _U, V, _W in self.arr]
+        Pm = np.vstack([np.atleast_2d(r) for r in rows])  # (H + sum p, D)
+        self.H = len(self.arr)
+        self.ps = [V.shape[0] for _U, V, _W in self.arr]
+        self.means = m @ Pm.T
+        self.roots = np.stack([psd_sqrt(Pm @ g @ Pm.T) for g in G])
+        self.w = w / w.sum()
+        self.cw = np.cumsum(self.w)
+        self.cw[-1] = 1.0
+
+    def run(self, L: int, R: int, rng: np.random.Generator, chunk_tokens: int = 1 << 18):
+        """(T (H, R, p_h) list, log_sum_exp (H, R)) for R independent prompts of L tokens."""
+        H, q = self.H, self.means.shape[1]
+        mx = np.full((H, R), -np.inf)
+        den = np.zeros((H, R))
+        nums = [np.zeros((R, p)) for p in self.ps]
+        step = max(1, min(L, chunk_tokens // max(R, 1)))
+        done = 0
+        off = np.cumsum([H] + self.ps)
+        while done < L:
+            c = min(step, L - done)
+            xi = rng.standard_normal((R, c, q))
+            if len(self.w) > 1:
+                lab = np.searchsorted(self.cw, rng.random((R, c)), side="right")
+                Y = np.empty_like(xi)
+                for k in range(len(self.w)):
+                    sel = lab == k
+                    Y[sel] = self.means[k] + xi[sel] @ self.roots[k].T
+            else:
+                Y = self.means[0] + xi @ self.roots[0].T
+            for h in range(H):
+                s = Y[..., h]
+                new = np.maximum(mx[h], s.max(1))
+                e = np.exp(s - new[:, None])
+                sc = np.exp(mx[h] - new)
+                den[h] = den[h] * sc + e.sum(1)
+                nums[h] = nums[h] * sc[:, None] + np.einsum("rc,rcp->rp", e, Y[..., off[h]:off[h + 1]])
+                mx[h] = new
+            done += c
+        T = [nums[h] / den[h][:, None] for h in range(H)]
+        return T, mx + np.log(den)
+
+
+def simulate_excess(mix, heads, target, z, L: int, R: int, rng, control_variate: bool = True) -> dict:
+    """R prompts of L tokens for the fixed query z: X = L (||B z - yhat_L||^2 - ||B z - yhat_inf||^2)
+    (L times the excess risk given the prompt; the target noise cancels exactly), and the control
+    variate Y = L (-2 r^T e_lin + ||e_lin||^2), e_lin = sum_h W_h (Dhat_h / M(a_h)) (T_L^h - T^h), the
+    linearised fluctuation, whose mean is exactly the variance part of K(z) at every L.
+    Returns per-replicate X, X - Y + E[Y] and E[Y]."""
+    eng = MultiHeadEngine(mix, heads, z)
+    c = risk_constants(mix, heads, target, np.asarray(z, float)[None])
+    w, m, G = _arrays(mix)
+    T, lse = eng.run(int(L), int(R), rng)
+    r0 = c["residual"][0]
+    err = 0.0
+    lin = 0.0
+    for h, (U, V, W) in enumerate(eng.arr):
+        _s, _g, lam, _mu, grad = _tilt(w, m, G, eng.a[h][None])
+        d = (T[h] - V @ grad[0]) @ W.T  # W_h (T_L^h - T^h)
+        err = err + d
+        lin = lin + np.exp(lse[h] - np.log(L) - lam[0])[:, None] * d
+    X = L * (-2 * err @ r0 + (err**2).sum(1))
+    Y = L * (-2 * lin @ r0 + (lin**2).sum(1))
+    EY = float(c["variance"][0])
+    return {"X": X, "X_cv": X - Y + EY, "EY": EY}
+
+
+def _full_tokens(mix, n, c, rng):
+    w, m, G = _arrays(mix)
+    roots = np.stack([psd_sqrt(g) for g in G])
+    cw = np.cumsum(w / w.sum())
+    cw[-1] = 1.0
+    xi = rng.standard_normal((n, c, len(m[0])))
+    if len(w) == 1:
+        return m[0] + xi @ roots[0].T
+    lab = np.searchsorted(cw, rng.random((n, c)), side="right")
+    out = np.empty_like(xi)
+    for k in range(len(w)):
+        sel = lab == k
+        out[sel] = m[k] + xi[sel] @ roots[k].T
+    return out
+
+
+def simulate_excess_averaged(mix, heads, target, queries: GaussianMixture, L: int, n: int, rng) -> dict:
+    """n queries z_j ~ queries, one fresh prompt of L full D-dimensional tokens each (exact law):
+    X_j = L (||B z_j - yhat_L(z_j)||^2 - ||B z_j - yhat_inf(z_j)||^2), its control-variate version
+    X_j - Y_j + E[Y_j | z_j] (E[Y | z] = variance part of K(z), exact), and the raw squared output
+    error ||yhat_L - yhat_inf||^2 (for rate fits past the threshold)."""
+    qw, qm, qS = queries.arrays()
+    cw = np.cumsum(qw)
+    cw[-1] = 1.0
+    lab = np.searchsorted(cw, rng.random(n), side="right")
+    Z = np.empty((n, len(qm[0])))
+    for j in range(len(qw)):
+        sel = lab == j
+        Z[sel] = qm[j] + rng.standard_normal((int(sel.sum()), len(qm[0]))) @ psd_sqrt(qS[j]).T
+    w, m, G = _arrays(mix)
+    c = risk_constants(mix, heads, target, Z)
+    arr = [h.arrays() for h in heads]
+    A = [Z @ U.T for U, _V, _W in arr]
+    H = len(arr)
+    mx = np.full((H, n), -np.inf)
+    den = np.zeros((H, n))
+    nums = [np.zeros((n, len(m[0]))) for _ in range(H)]
+    step = max(1, min(L, (1 << 20) // max(n, 1)))
+    done = 0
+    while done < L:
+        cc = min(step, L - done)
+        X = _full_tokens(mix, n, cc, rng)
+        for h in range(H):
+            s = np.einsum("ncd,nd->nc", X, A[h])
+            new = np.maximum(mx[h], s.max(1))
+            e = np.exp(s - new[:, None])
+            sc = np.exp(mx[h] - new)
+            den[h] = den[h] * sc + e.sum(1)
+            nums[h] = nums[h] * sc[:, None] + np.einsum("nc,ncd->nd", e, X)
+            mx[h] = new
+        done += cc
+    err = 0.0
+    lin = 0.0
+    for h, (U, V, W) in enumerate(arr):
+        _s, _g, lam, _mu, grad = _tilt(w, m, G, A[h])
+        d = (nums[h] / den[h][:, None] - grad) @ (W @ V).T
+        err = err + d
+        lin = lin + np.exp(mx[h] + np.log(den[h]) - np.log(L) - lam)[:, None] * d
+    r0 = c["residual"]
+    Xv = L * (-2 * (err * r0).sum(1) + (err**2).sum(1))
+    Y = L * (-2 * (lin * r0).sum(1) + (lin**2).sum(1))
+    return {"X": Xv, "X_cv": Xv - Y + c["variance"], "sq_error": (err**2).sum(1), "Z": Z, "K_per_query": c["K"]}
