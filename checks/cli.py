@@ -251,6 +251,13 @@ def _cmd_finite_prompt(args):
     return 0
 
 
+def _cmd_risk(args):
+    from softmix.checks.risk_cli import run_risk
+
+    _write_json(run_risk(args), args.json)
+    return 0
+
+
 def _cmd_mutation(args):
     from softmix.checks.mutation import FAULTS, mutation_score, require_source_checkout
 
@@ -373,6 +380,15 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--reps", type=int, default=2000)
             sp.add_argument("--seed", type=int, default=0)
         sp.set_defaults(fn=fn)
+    sp = sub.add_parser("risk", help="finite-prompt risk of several heads sharing one prompt (1/L coefficient)")
+    for opt in ("--mixture", "--heads", "--queries", "--target"):
+        sp.add_argument(opt, required=True)
+    sp.add_argument("--dps", type=int)
+    sp.add_argument("--mc")
+    sp.add_argument("--reps", type=int)
+    sp.add_argument("--seed", type=int)
+    sp.add_argument("--json")
+    sp.set_defaults(fn=_cmd_risk)
     return p
 
 

@@ -32,7 +32,7 @@ from .precision import to_mpf, workdps
 __all__ = ["Head", "Target", "parse_heads", "parse_target", "risk_constants", "risk_constants_mp",
            "gaussian_exp_quadratic_mean", "gaussian_exp_quadratic_mean_mp", "averaged_risk",
            "threshold_info", "MultiHeadEngine", "simulate_excess", "simulate_excess_averaged",
-           "query_norm_point"]
+           "query_norm_point", "covariance_blocks"]
 
 
 # ================================================================================================
@@ -627,7 +627,7 @@ def _full_tokens(mix, n, c, rng):
 def simulate_excess_averaged(mix, heads, target, queries: GaussianMixture, L: int, n: int, rng) -> dict:
     """n queries z_j ~ queries, one fresh prompt of L full D-dimensional tokens each (exact law):
     X_j = L (||B z_j - yhat_L(z_j)||^2 - ||B z_j - yhat_inf(z_j)||^2), its control-variate version
-    X_j - Y_j + E[Y_j | z_j] (E[Y | z] = variance part of K(z), exact), and the raw squared output
+    X_j + 2 L r(z_j)^T e_lin,j (the linearised fluctuation's mean is exactly 0), and the raw squared output
     error ||yhat_L - yhat_inf||^2 (for rate fits past the threshold)."""
     qw, qm, qS = queries.arrays()
     cw = np.cumsum(qw)
@@ -668,5 +668,34 @@ def simulate_excess_averaged(mix, heads, target, queries: GaussianMixture, L: in
         lin = lin + np.exp(mx[h] + np.log(den[h]) - np.log(L) - lam)[:, None] * d
     r0 = c["residual"]
     Xv = L * (-2 * (err * r0).sum(1) + (err**2).sum(1))
-    Y = L * (-2 * (lin * r0).sum(1) + (lin**2).sum(1))
-    return {"X": Xv, "X_cv": Xv - Y + c["variance"], "sq_error": (err**2).sum(1), "Z": Z, "K_per_query": c["K"]}
+    # control variate with mean exactly 0 given z: the linear term -2 L r^T e_lin only (the quadratic
+    # part's mean K_var(z) is heavy-tailed over queries once lambda* > 1/4, so it is not subtracted)
+    Y = -2 * L * (lin * r0).sum(1)
+    return {"X": Xv, "X_cv": Xv - Y, "sq_error": (err**2).sum(1), "Z": Z, "K_per_query": c["K"]}
+
+
+def covariance_blocks(mix: GaussianMixture, heads, z, variant: str | None = None) -> dict:
+    """L Cov(T^h, T^k) -> C_hk (p_h x p_k) for one query, every pair (h, k), float64.
+    ``variant='no-mean-shift'`` drops the d d^T products; ``'rho-geometric'`` replaces rho_hk by
+    sqrt(rho_hh rho_kk) (negative controls)."""
+    w, m, G = _arrays(mix)
+    z = np.asarray(z, float)
+    arr = [h.arrays() for h in heads]
+    A = [(U @ z)[None] for U, _V, _W in arr]
+    one = [_tilt(w, m, G, a) for a in A]
+    out = {}
+    rhos = {}
+    for h in range(len(arr)):
+        for k in range(len(arr)):
+            _s, g2, lam2, mu2, _gr = _tilt(w, m, G, A[h] + A[k])
+            rhos[(h, k)] = float(np.exp(lam2 - one[h][2] - one[k][2])[0])
+            C = np.zeros((m.shape[1], m.shape[1]))
+            for j in range(len(w)):
+                dh = mu2[0, j] - one[h][4][0]
+                dk = mu2[0, j] - one[k][4][0]
+                C += g2[0, j] * (G[j] + (0 if variant == "no-mean-shift" else 1) * np.outer(dh, dk))
+            out[(h, k)] = arr[h][1] @ C @ arr[k][1].T
+    for (h, k), C in out.items():
+        rr = np.sqrt(rhos[(h, h)] * rhos[(k, k)]) if variant == "rho-geometric" else rhos[(h, k)]
+        out[(h, k)] = rr * C
+    return {"blocks": out, "rho": rhos}
