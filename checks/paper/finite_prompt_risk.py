@@ -41,9 +41,9 @@ HEADS = [{"U": [["0.5", "0.1", "0"], ["0", "0.4", "0.2"], ["0.1", "0", "0.3"]], 
           "W": [["0.7", "0"], ["0.1", "0.5"]]}]
 TARGET = {"B": [["0.5", "0", "0.2"], ["0", "0.3", "1"]], "noise_covariance": [["0.1", "0"], ["0", "0.2"]]}
 GAUSS = {"weights": ["1"], "means": [["0.3", "0", "-0.2"]], "covariances": [[["1", "0.3", "0"], ["0.3", "1", "0"], ["0", "0", "0.5"]]]}
-QUERIES = {"weights": ["0.6", "0.4"], "means": [["0", "0", "0"], ["0.2", "-0.1", "0"]],
-           "covariances": [[["0.4", "0.05", "0"], ["0.05", "0.25", "0"], ["0", "0", "0"]],
-                           [["0.15", "0", "0"], ["0", "0.15", "0"], ["0", "0", "0"]]]}
+QUERIES = {"weights": ["0.6", "0.4"], "means": [["0", "0", "0"], ["0.6", "-0.4", "0"]],
+           "covariances": [[["0.3", "0", "0"], ["0", "0.3", "0"], ["0", "0", "0.3"]],
+                           [["0.15", "0", "0"], ["0", "0.15", "0"], ["0", "0", "0"]]]}  # second one singular
 
 
 # ---- helpers ------------------------------------------------------------------------------------
@@ -208,7 +208,7 @@ register(Claim(
     statement=("L Cov(T_L^h, T_L^h') -> rho_hh' V_h sum_k w_k(a_h + a_h')[G_k + (mu_k - grad Lambda(a_h))(mu_k - grad Lambda(a_h'))^T] "
                "V_h'^T, mu_k = m_k + G_k (a_h + a_h'), rho_hh' = M(a_h + a_h') / (M(a_h) M(a_h'))"),
     assumptions=("tokens i.i.d. from a Gaussian mixture", "fixed query", "all heads read the same L tokens", "first order in 1/L"),
-    defaults={"mixture": MIX, "heads": HEADS, "target": TARGET, "z": ["0.8", "-0.4", "0.6"], "Ls": [100, 400], "reps": 40000},
+    defaults={"mixture": MIX, "heads": HEADS, "target": TARGET, "z": ["0.8", "-0.4", "0.6"], "Ls": [100, 400], "reps": 10000},
     profiles={"full": {"Ls": [100, 400, 1600], "reps": 200000}},
     controls=(Control("no-cross-head", "cross block predicted 0 (heads treated as reading independent prompts)"),
               Control("no-mean-shift", "C_hh' without the mean-shift products (tilted covariances only)")),
@@ -263,8 +263,8 @@ register(Claim(
                "for Gaussian tokens and Gaussian queries E_z K(z) is a finite sum of det(I - 2 Sigma S)^(-1/2) terms"),
     assumptions=("tokens i.i.d. from a Gaussian mixture", "all heads share the prompt", "y = B z + eps, eps independent",
                  "first order in 1/L"),
-    defaults={"mixture": MIX, "heads": HEADS, "target": TARGET, "z": ["0.8", "-0.4", "0.6"], "Ls": [100, 400], "reps": 20000,
-              "gaussian_tokens": GAUSS, "queries": QUERIES, "Ls_averaged": [100, 400], "queries_averaged": 20000},
+    defaults={"mixture": MIX, "heads": HEADS, "target": TARGET, "z": ["0.8", "-0.4", "0.6"], "Ls": [100, 400], "reps": 6000,
+              "gaussian_tokens": GAUSS, "queries": QUERIES, "Ls_averaged": [100, 400], "queries_averaged": 12000},
     profiles={"full": {"Ls": [100, 400, 1600], "reps": 100000, "Ls_averaged": [100, 400, 1600], "queries_averaged": 100000}},
     controls=CONTROLS,
     derivations=lambda: [TR.risk_expansion_derivation(2)],
@@ -360,8 +360,8 @@ register(Claim(
     assumptions=("Gaussian tokens", "Gaussian-mixture queries", "linear target"),
     defaults={"gaussian_tokens": GAUSS, "queries": {"weights": ["1"], "means": [["0", "0", "0"]],
                                                     "covariances": [[["1", "0.2", "0"], ["0.2", "0.6", "0"], ["0", "0", "0"]]]},
-              "heads": HEADS, "target": TARGET, "lambda_below": 0.3, "lambda_above": 1.0, "query_samples": 200000,
-              "Ls_above": [100, 400, 1600, 6400], "queries_above": 3000, "log_power_allowance": 0.5},
+              "heads": HEADS, "target": TARGET, "lambda_below": 0.3, "lambda_above": 1.0, "query_samples": 100000,
+              "Ls_above": [100, 400, 1600, 6400], "queries_above": 2000, "log_power_allowance": 1.5},
     profiles={"full": {"queries_above": 20000, "Ls_above": [100, 400, 1600, 6400, 25600], "query_samples": 2000000}},
     controls=CONTROLS,
     derivations=lambda: [TR.gaussian_average_derivation()],
@@ -422,7 +422,7 @@ register(Claim(
                "V_h = e^T (label), W_h = w_h: R_L = R_inf + K / L + o(1/L), K in closed form"),
     assumptions=("beta fixed (one task)", "x ~ N(0, I)", "first order in 1/L"),
     defaults={"d": 2, "beta": ["0.8", "-0.5"], "noise": "0.25",
-              "A": [[["0.35", "0.1"], ["-0.05", "0.25"]], [["0.2", "-0.1"], ["0.15", "0.3"]]], "w": ["0.9", "0.6"],
+              "A": [[["0.44", "0.125"], ["-0.06", "0.31"]], [["0.25", "-0.125"], ["0.19", "0.375"]]], "w": ["0.9", "0.6"],
               "Ls": [100, 400], "queries": 20000},
     profiles={"full": {"Ls": [100, 400, 1600], "queries": 100000}},
     controls=CONTROLS,
@@ -496,8 +496,8 @@ register(Claim(
                ">= 1 > 1/2, so E_z K(z) = oo and the excess risk E||yhat_L - f*||^2 decays like L^(-1/(2 lambda*)) up to slowly "
                "varying factors, not like 1/L"),
     assumptions=("equal norms ||m1|| = ||m2|| (Thm 4.1's hypothesis)", "pi1 != 1/2 (generic)", "prompt and query from mu_Z"),
-    defaults={"m1": ["3", "0"], "m2": ["0", "3"], "gamma": "1", "xi": "2", "pi1": "0.3", "Ls": [100, 400, 1600, 6400],
-              "queries": 3000, "log_power_allowance": 1.5},
+    defaults={"m1": ["3", "0"], "m2": ["0", "3"], "gamma": "1", "xi": "2", "pi1": "0.3", "Ls": [100, 400, 1600],
+              "queries": 1500, "log_power_allowance": 1.5},
     profiles={"full": {"Ls": [100, 400, 1600, 6400, 25600], "queries": 20000}},
     controls=(Control("mean-query-norm", "query average replaced by the value at one query of the mean query norm (finite: 1/L)"),),
 ))
