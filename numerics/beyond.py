@@ -11,6 +11,7 @@ sides.  Random: every sampler takes an explicit ``numpy.random.Generator``.
 from __future__ import annotations
 
 import itertools
+import math
 
 import mpmath as mpm
 import numpy as np
@@ -21,7 +22,7 @@ from .precision import workdps
 
 __all__ = [
     "sym_sqrt", "threshold_lambda", "gaussian_averaged_constant", "gaussian_averaged_constant_mp",
-    "per_query_mse_constants", "averaged_constant_quadrature", "simulate_query_errors",
+    "per_query_mse_constants", "averaged_constant_quadrature", "averaged_constant", "simulate_query_errors",
     "regression_risk", "regression_grad", "flow_mp", "flow_float", "balanced_init", "stated_limit",
     "regression_finite_prompt_outputs", "train_finite_prompt_regression",
     "posterior_mean", "atomic_prompt_outputs", "zfb_gamma", "zfb_loss_closed_form", "zfb_sample_losses",
@@ -108,6 +109,39 @@ def averaged_constant_quadrature(mix: GaussianMixture, Sigma, U, V, n: int = 40,
     n2 = n2 or int(1.5 * n) + 2
     a, b = rule(n), rule(n2)
     return {"value": b, "error_estimate": abs(b - a), "nodes": [n, n2]}
+
+
+def averaged_constant(mix: GaussianMixture, Sigma, U, V, n: int = 40, max_points: int = 250000, mc_samples: int = 400000,
+                      rng: np.random.Generator | None = None, fn=None) -> dict:
+    """E_z fn(z), z ~ N(0, Sigma) (fn defaults to per_query_mse_constants), in any dimension.
+
+    Tensor Gauss-Hermite (``method='quadrature'``, a-posteriori ``error_estimate`` from two node counts)
+    when (1.5 n + 2)^D <= max_points, else importance-sampled Monte Carlo (``method='monte-carlo'`` with
+    ``standard_error``): xi ~ N(0, tau^2 I), tau^2 = 1 / (1 - 2 lambda) with lambda = threshold_lambda,
+    so that the estimator has finite variance whenever the average is finite (lambda < 1/2)."""
+    fn = fn or (lambda Z: per_query_mse_constants(mix, U, V, Z))
+    S = sym_sqrt(Sigma)
+    D = S.shape[0]
+    n2 = int(1.5 * n) + 2
+    if n2**D <= max_points:
+        def rule(m):
+            x, w = np.polynomial.hermite_e.hermegauss(m)
+            w = w / np.sqrt(2 * np.pi)
+            pts = np.array(list(itertools.product(x, repeat=D)))
+            wts = np.prod(np.array(list(itertools.product(w, repeat=D))), axis=1)
+            return float(wts @ fn(pts @ S.T))
+        a, b = rule(n), rule(n2)
+        return {"value": b, "error_estimate": abs(b - a), "nodes": [n, n2], "method": "quadrature"}
+    lam = threshold_lambda(mix, Sigma, U)
+    if lam >= 0.5:
+        return {"value": float("inf"), "method": "monte-carlo", "standard_error": None}
+    rng = rng or np.random.default_rng(0)
+    tau2 = 1.0 / (1.0 - 2 * lam)
+    xi = rng.standard_normal((int(mc_samples), D)) * math.sqrt(tau2)
+    wt = np.exp(0.5 * D * math.log(tau2) - 0.5 * (xi**2).sum(1) * (1 - 1 / tau2))
+    vals = wt * fn(xi @ S.T)
+    return {"value": float(vals.mean()), "standard_error": float(vals.std(ddof=1) / math.sqrt(len(vals))),
+            "samples": int(mc_samples), "method": "monte-carlo", "tau2": tau2}
 
 
 def simulate_query_errors(mix: GaussianMixture, U, V, Z, L: int, rng: np.random.Generator, limit=None,

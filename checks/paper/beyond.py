@@ -153,9 +153,16 @@ def _check_rate(params, ctx):
     lam_b = float(params["lambda_below"])
     Ub = _scaled_U(mix, S, U0, lam_b)
     cf = NB.gaussian_averaged_constant(G, S, Ub, V)
-    quad = NB.averaged_constant_quadrature(mix, S, Ub, V, n=int(params["quadrature_nodes"]))
-    qtest = residual_test(abs(quad["value"] - cf["K"]), dps=15, scale=cf["K"], guard=6)
-    qtest["passed"] = qtest["passed"] and quad["error_estimate"] <= 1e-9 * cf["K"]
+    # any dimension: tensor Gauss-Hermite while it fits, else importance-sampled Monte Carlo over queries
+    quad = NB.averaged_constant(mix, S, Ub, V, n=int(params["quadrature_nodes"]), rng=_data_rng(ctx, "quad-gauss"))
+    undecided = []
+    if quad["method"] == "quadrature":
+        qtest = residual_test(abs(quad["value"] - cf["K"]), dps=15, scale=cf["K"], guard=6)
+        if quad["error_estimate"] > 1e-9 * cf["K"]:  # the rule's own tolerance is out of reach: cannot decide
+            undecided.append("Gaussian quadrature error estimate above 1e-9 K")
+            qtest = {**qtest, "passed": None, "reason": "quadrature error estimate above its tolerance: undecided"}
+    else:
+        qtest = zscore_test(quad["value"], quad["standard_error"], cf["K"])
     predicted_K = cf["K"]
     if v == "dropped-mean-shift":
         predicted_K = cf["K_without_mean_shift"]
@@ -169,7 +176,7 @@ def _check_rate(params, ctx):
              "K_compared": predicted_K, "quadrature_check": {**qtest, **quad}, "per_L": rows_b,
              "predicted_exponent": -1.0, "measured_exponent": fit_b["slope"], "exponent_ci": fit_b["ci"],
              "slope_fit": fit_b, "constant_test_at_largest_L": ztest_b,
-             "verdict": "confirmed" if below_ok and qtest["passed"] else "refuted"}
+             "verdict": "confirmed" if below_ok and qtest["passed"] is not False else "refuted"}
     # --- above the threshold: L^(-1/(2 lambda)) up to logarithmic factors ----------------------
     above, above_ok = [], True
     for lam in params["lambdas_above"]:
@@ -189,18 +196,27 @@ def _check_rate(params, ctx):
                       "verdict": "confirmed" if ok else "refuted"})
     # --- mixture tokens below the threshold ----------------------------------------------------
     mmix = GaussianMixture.from_json_obj(params["mixture"], where="fp-query-averaged-rate mixture")
+    if mmix.dim != S.shape[0]:
+        from softmix.numerics.errors import InputError
+        raise InputError(f"fp-query-averaged-rate: mixture has dimension {mmix.dim}, Gamma has {S.shape[0]}")
     Um = _scaled_U(mmix, S, U0, lam_b)
-    mq = NB.averaged_constant_quadrature(mmix, S, Um, V, n=int(params["quadrature_nodes"]))
-    Km = mq["value"]
+    fn = None
     if v == "dropped-mean-shift":  # same mistake for mixtures: C without the mean-shift outer products
-        Km = _mixture_no_shift(mmix, S, Um, V, int(params["quadrature_nodes"]))
+        fn = lambda Z: _no_shift_values(mmix, Um, V, Z)
+    mq = NB.averaged_constant(mmix, S, Um, V, n=int(params["quadrature_nodes"]), rng=_data_rng(ctx, "quad-mix"), fn=fn)
+    Km = mq["value"]
     Lm, nqm = int(params["L_mixture"]), int(params["queries_mixture"])
     rows_m = _query_study(ctx, params, "mixture", mmix, S, Um, V, [Lm], nqm)
-    ztest_m = zscore_test(rows_m[0]["L_mse"], rows_m[0]["L_mse_se"], Km)
+    if mq["method"] == "quadrature":
+        ztest_m = zscore_test(rows_m[0]["L_mse"], rows_m[0]["L_mse_se"], Km)
+        if mq["error_estimate"] > 1e-6 * abs(Km):
+            undecided.append("mixture quadrature error estimate above 1e-6 K")
+    else:  # both sides random: combined standard error
+        ztest_m = zscore_test(rows_m[0]["L_mse"], math.hypot(rows_m[0]["L_mse_se"], mq["standard_error"]), Km)
     mixture = {"threshold_lambda": NB.threshold_lambda(mmix, S, Um), "U": Um.tolist(),
                "averaged_constant_quadrature": mq, "K_compared": Km, "per_L": rows_m, "test": ztest_m,
                "threshold_rule": "E_nu rho(Uz) < oo iff max_k lambda_max(S U^T G_k U S) < 1/2 (rho ~ exp(max_k a^T G_k a))",
-               "verdict": "confirmed" if ztest_m["passed"] and mq["error_estimate"] <= 1e-6 * Km else "refuted"}
+               "verdict": "confirmed" if ztest_m["passed"] else "refuted"}
     ev = {"symbolic": sym_rows, "below_threshold": below, "above_threshold": above, "mixture_tokens": mixture,
           "rule": ("below (lambda < 1/2): the (1-alpha) CI of the log-log slope of the query-averaged MSE contains -1 "
                    "and L*MSE at the largest L passes a z-test against the closed-form K; above: the slope CI overlaps "
@@ -211,21 +227,17 @@ def _check_rate(params, ctx):
     ok = sym_ok and below["verdict"] == "confirmed" and above_ok and mixture["verdict"] == "confirmed"
     if sym_ref or not ok:
         return Outcome("refuted", ev)
+    if undecided:  # an unreachable quadrature tolerance decides nothing
+        ev["undecided"] = undecided
+        return Outcome("inconclusive", ev)
     return Outcome("confirmed", ev)
 
 
-def _mixture_no_shift(mix, S, U, V, n):
-    """Control: E_z rho(Uz) tr(V sum_k w_k(2a) G_k V^T) (mean-shift outer products dropped)."""
-    import itertools
-
+def _no_shift_values(mix, U, V, Z):
+    """Control, per query: rho(Uz) tr(V sum_k w_k(2a) G_k V^T) (mean-shift outer products dropped), any D."""
     from softmix.numerics.attention import log_gates, tilted_moments
 
-    root = NB.sym_sqrt(S)
-    x, w = np.polynomial.hermite_e.hermegauss(n)
-    w = w / math.sqrt(2 * math.pi)
-    pts = np.array(list(itertools.product(x, repeat=2))) @ root.T
-    wts = np.prod(np.array(list(itertools.product(w, repeat=2))), axis=1)
-    A = pts @ U.T
+    A = np.asarray(Z, float) @ U.T
     _w, _m, G = mix.arrays()
     s1, _ = tilted_moments(mix, A)
     s2, _ = tilted_moments(mix, 2 * A)
@@ -233,7 +245,7 @@ def _mixture_no_shift(mix, S, U, V, n):
     rho = np.exp(lse(s2) - 2 * lse(s1))
     w2 = np.exp(log_gates(s2))
     tr = np.array([np.trace(V @ g @ V.T) for g in G])
-    return float(wts @ (rho * (w2 @ tr)))
+    return rho * (w2 @ tr)
 
 
 register(Claim(
