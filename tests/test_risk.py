@@ -1,0 +1,305 @@
+"""Finite-prompt risk engine (issue 13): constants, closed forms, Monte Carlo, CLI as a process."""
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import mpmath as mpm
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from softmix.numerics import risk as RK
+from softmix.numerics.finite_prompt import finite_prompt_constants
+from softmix.numerics.mixture import GaussianMixture
+from softmix.theory import finite_prompt_risk as TR
+
+MIX = {"weights": ["0.35", "0.65"], "means": [["1", "0", "0.2"], ["-0.5", "1", "0"]],
+       "covariances": [[["1", "0.3", "0"], ["0.3", "1", "0"], ["0", "0", "0.5"]],
+                       [["0.5", "0.2", "0"], ["0.2", "0.4", "0"], ["0", "0", "0.3"]]]}
+GAUSS = {"weights": ["1"], "means": [["0.3", "0", "-0.2"]], "covariances": [[["1", "0.3", "0"], ["0.3", "1", "0"], ["0", "0", "0.5"]]]}
+HEADS = [{"U": [["0.5", "0.1", "0"], ["0", "0.4", "0.2"], ["0.1", "0", "0.3"]], "V": [["1", "0", "0"], ["0", "1", "0.5"]],
+          "W": [["1", "0.2"], ["-0.3", "1"]]},
+         {"U": [["-0.3", "0", "0.2"], ["0.2", "0.5", "0"], ["0", "0.1", "0.4"]], "V": [["0", "1", "0"], ["1", "0", "1"]],
+          "W": [["0.7", "0"], ["0.1", "0.5"]]}]
+TARGET = {"B": [["0.5", "0", "0.2"], ["0", "0.3", "1"]], "noise_covariance": [["0.1", "0"], ["0", "0.2"]]}
+QUERIES = {"weights": ["0.6", "0.4"], "means": [["0", "0", "0"], ["0.2", "-0.1", "0"]],
+           "covariances": [[["0.8", "0.1", "0"], ["0.1", "0.5", "0"], ["0", "0", "0"]],
+                           [["0.3", "0", "0"], ["0", "0.3", "0"], ["0", "0", "0"]]]}
+
+
+def _setup(mix=MIX):
+    m = GaussianMixture.from_json_obj(mix)
+    return m, RK.parse_heads(HEADS, 3), RK.parse_target(TARGET, 3, 2)
+
+
+# ---- derivations --------------------------------------------------------------------------------
+def test_derivations_hold_and_control_fails():
+    assert TR.risk_expansion_derivation(2).holds()
+    assert TR.multihead_covariance_derivation(2).holds()
+    assert not TR.multihead_covariance_derivation(2, "no-shift").holds()
+
+
+# ---- per-query constants --------------------------------------------------------------------------
+def test_single_head_reduces_to_notes_constants():
+    mix = GaussianMixture.from_json_obj(MIX)
+    h = RK.parse_heads([{"U": HEADS[0]["U"], "V": HEADS[0]["V"]}], 3)
+    t = RK.parse_target({"B": [["0"] * 3] * 2}, 3, 2)
+    z = np.array([0.8, -0.4, 0.6])
+    c = RK.risk_constants(mix, h, t, z[None])
+    U, V, _W = h[0].arrays()
+    f = finite_prompt_constants(mix, U, V, z)
+    assert c["variance"][0] == pytest.approx(f["mse"], rel=1e-12)
+    assert np.allclose(c["bias"][0, 0], f["bias"], rtol=1e-12)
+    assert np.allclose(c["residual"][0], -f["limit"], rtol=1e-12)
+    # K = mse - 2 r.b with r = -limit
+    assert c["K"][0] == pytest.approx(f["mse"] + 2 * f["limit"] @ f["bias"], rel=1e-12)
+
+
+def test_float_and_mp_constants_agree():
+    mix, heads, t = _setup()
+    z = ["0.8", "-0.4", "0.6"]
+    c = RK.risk_constants(mix, heads, t, np.array([[0.8, -0.4, 0.6]]))
+    cm = RK.risk_constants_mp(mix, heads, t, z, dps=40)
+    for k in ("variance", "cross", "bias_residual", "K", "risk_infinite"):
+        assert float(cm[k]) == pytest.approx(float(c[k][0]), rel=1e-12, abs=1e-13)
+
+
+def test_rho_zero_query_and_independent_sum():
+    """z = 0: plain averages, rho = 1, no bias; the cross term is the covariance of plain means."""
+    mix, heads, t = _setup()
+    c = RK.risk_constants(mix, heads, t, np.zeros((1, 3)))
+    assert np.allclose(c["rho"][..., 0], 1.0)
+    assert np.allclose(c["bias"], 0.0)
+    w, m, G = mix.arrays()
+    P = [h.arrays()[2] @ h.arrays()[1] for h in heads]
+    Sig = sum(w[k] * (G[k] + np.outer(m[k], m[k])) for k in range(2)) - np.outer(w @ m, w @ m)
+    Ptot = P[0] + P[1]
+    assert c["variance"][0] == pytest.approx(np.trace(Ptot @ Sig @ Ptot.T), rel=1e-12)
+
+
+def test_gaussian_tokens_cross_covariance_by_hand():
+    """One Gaussian: C_hk = exp(a_h^T G a_k) V_h (G + G a_k a_h^T G) V_k^T."""
+    mix = GaussianMixture.from_json_obj(GAUSS)
+    heads = RK.parse_heads(HEADS, 3)
+    z = np.array([0.7, -0.2, 0.9])
+    cb = RK.covariance_blocks(mix, heads, z)["blocks"]
+    _w, _m, G = mix.arrays()
+    G = G[0]
+    (U0, V0, _), (U1, V1, _) = heads[0].arrays(), heads[1].arrays()
+    a0, a1 = U0 @ z, U1 @ z
+    hand = math.exp(a0 @ G @ a1) * V0 @ (G + np.outer(G @ a1, G @ a0)) @ V1.T
+    assert np.allclose(cb[(0, 1)], hand, rtol=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10**6))
+def test_vectorised_equals_loop(seed):
+    mix, heads, t = _setup()
+    Z = np.random.default_rng(seed).standard_normal((7, 3))
+    c = RK.risk_constants(mix, heads, t, Z)
+    for i in range(len(Z)):
+        ci = RK.risk_constants(mix, heads, t, Z[i:i + 1])
+        assert ci["K"][0] == pytest.approx(c["K"][i], rel=1e-12, abs=1e-12)
+
+
+# ---- query averages -----------------------------------------------------------------------------
+def test_gaussian_integral_1d_by_hand():
+    # E exp(s z^2) for z ~ N(0, 1): (1 - 2 s)^(-1/2); with z^2: (1 - 2s)^(-3/2)
+    s = 0.2
+    one = RK.gaussian_exp_quadratic_mean([[s]], 1.0, [0.0], [[0.0]], [0.0], [[1.0]])
+    sq = RK.gaussian_exp_quadratic_mean([[s]], 0.0, [0.0], [[1.0]], [0.0], [[1.0]])
+    assert one == pytest.approx((1 - 2 * s) ** -0.5, rel=1e-14)
+    assert sq == pytest.approx((1 - 2 * s) ** -1.5, rel=1e-14)
+    assert RK.gaussian_exp_quadratic_mean([[0.5]], 1.0, [0.0], [[0.0]], [0.0], [[1.0]]) == math.inf
+
+
+def test_closed_form_matches_query_monte_carlo_and_mp():
+    mix, heads, t = _setup(GAUSS)
+    q = GaussianMixture.from_json_obj(QUERIES)
+    a = RK.averaged_risk(mix, heads, q, t)
+    am = RK.averaged_risk(mix, heads, q, t, dps=40)
+    assert a["method"] == "closed-form" and a["finite"]
+    assert float(am["K"]) == pytest.approx(a["K"], rel=1e-11)
+    rng = np.random.default_rng(7)
+    n = 200000
+    qw, qm, qS = q.arrays()
+    lab = rng.random(n) < qw[0]
+    Z = np.where(lab[:, None], qm[0] + rng.standard_normal((n, 3)) @ RK.psd_sqrt(qS[0]).T,
+                 qm[1] + rng.standard_normal((n, 3)) @ RK.psd_sqrt(qS[1]).T)
+    c = RK.risk_constants(mix, heads, t, Z)
+    for k in ("K", "cross", "risk_infinite"):
+        est, se = c[k].mean(), c[k].std() / math.sqrt(n)
+        assert abs(est - a[k]) < 5 * se, (k, est, a[k], se)
+
+
+def test_mixture_average_monte_carlo_against_gaussian_closed_form():
+    """Two identical components are one Gaussian: the importance-sampled average must agree."""
+    mix, heads, t = _setup(GAUSS)
+    dup = GaussianMixture.from_json_obj({"weights": ["0.5", "0.5"], "means": GAUSS["means"] * 2,
+                                         "covariances": GAUSS["covariances"] * 2})
+    q = GaussianMixture.from_json_obj(QUERIES)
+    a = RK.averaged_risk(mix, heads, q, t)
+    b = RK.averaged_risk(dup, heads, q, t, n_mc=100000, seed=3)
+    assert b["method"] == "monte-carlo"
+    assert abs(b["K"] - a["K"]) < 5 * b["standard_error"]["K"]
+
+
+def test_threshold_and_log_power():
+    mix = GaussianMixture.from_json_obj(GAUSS)
+    q = GaussianMixture.from_json_obj({"weights": ["1"], "means": [["0", "0", "0"]],
+                                       "covariances": [[["4", "0", "0"], ["0", "4", "0"], ["0", "0", "0"]]]})
+    # isotropic U and G on the query plane: top eigenvalue of multiplicity 2
+    G = {"weights": ["1"], "means": [["0", "0", "0"]], "covariances": [[["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]]]}
+    g = GaussianMixture.from_json_obj(G)
+    h = RK.parse_heads([{"U": [["0.5", "0", "0"], ["0", "0.5", "0"], ["0", "0", "0"]], "V": [["1", "0", "0"]]}], 3)
+    th = RK.threshold_info(g, h, q)
+    assert th["lambda"] == pytest.approx(1.0) and not th["finite"]
+    assert th["rate_exponent"] == pytest.approx(-0.5)
+    assert th["log_power"] == pytest.approx(2 / 2 - 1 + 1)  # m = 2, mean shift on the top space
+    # mixture tokens: no pure log power
+    mx = GaussianMixture.from_json_obj(MIX)
+    assert RK.threshold_info(mx, h, q)["log_power"] is None
+    assert RK.threshold_info(mix, RK.parse_heads(HEADS, 3), GaussianMixture.from_json_obj(QUERIES))["finite"]
+
+
+# ---- Monte Carlo engine -----------------------------------------------------------------------
+def test_projected_engine_law_matches_full_tokens():
+    """The projected joint sampler and full D-dimensional tokens give the same law of the outputs
+    (two-sample z-test on the means of both heads' outputs)."""
+    mix, heads, t = _setup()
+    z = np.array([0.8, -0.4, 0.6])
+    eng = RK.MultiHeadEngine(mix, heads, z)
+    T, _ = eng.run(50, 20000, np.random.default_rng(1))
+    qmix = GaussianMixture.from_json_obj({"weights": ["1"], "means": [["0.8", "-0.4", "0.6"]],
+                                          "covariances": [[["0"] * 3] * 3]})
+    out = RK.simulate_excess_averaged(mix, heads, t, qmix, 50, 20000, np.random.default_rng(2))
+    e1 = RK.simulate_excess(mix, heads, t, z, 50, 20000, np.random.default_rng(1))["X"]
+    e2 = out["X"]
+    zst = (e1.mean() - e2.mean()) / math.hypot(e1.std() / math.sqrt(len(e1)), e2.std() / math.sqrt(len(e2)))
+    assert abs(zst) < 4.5
+    assert T[0].shape == (20000, 2) and T[1].shape == (20000, 2)
+
+
+def test_control_variate_unbiased_and_reduces_variance():
+    mix, heads, t = _setup()
+    z = np.array([0.8, -0.4, 0.6])
+    out = RK.simulate_excess(mix, heads, t, z, 200, 20000, np.random.default_rng(5))
+    X, Xc = out["X"], out["X_cv"]
+    assert X.var() / Xc.var() > 3
+    d = X - Xc
+    assert abs(d.mean()) < 4.5 * d.std() / math.sqrt(len(d))
+    K = RK.risk_constants(mix, heads, t, z[None])["K"][0]
+    assert abs(Xc.mean() - K) < 0.1 * abs(K)  # O(1/L) remainder at L = 200
+
+
+def test_same_seed_same_draws():
+    mix, heads, t = _setup()
+    z = np.array([0.8, -0.4, 0.6])
+    a = RK.simulate_excess(mix, heads, t, z, 30, 50, np.random.default_rng(9))["X"]
+    b = RK.simulate_excess(mix, heads, t, z, 30, 50, np.random.default_rng(9))["X"]
+    c = RK.simulate_excess(mix, heads, t, z, 30, 50, np.random.default_rng(10))["X"]
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+# ---- CLI as a real process -------------------------------------------------------------------
+def _files(tmp_path, mix=GAUSS, heads=HEADS, queries=QUERIES, target=TARGET):
+    paths = {}
+    for name, obj in (("mix", mix), ("heads", heads), ("queries", queries), ("target", target)):
+        p = tmp_path / f"{name}.json"
+        p.write_text(obj if isinstance(obj, str) else json.dumps(obj))
+        paths[name] = str(p)
+    return paths
+
+
+def _run(args):
+    return subprocess.run([sys.executable, "-m", "softmix", "risk", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_cli_closed_form_digits(tmp_path):
+    p = _files(tmp_path)
+    out = tmp_path / "o.json"
+    r = _run(["--mixture", p["mix"], "--heads", p["heads"], "--queries", p["queries"], "--target", p["target"],
+              "--dps", "30", "--json", str(out)])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["method"] == "closed-form" and doc["finite"] is True and "standard_error" not in doc
+    for k in ("risk_infinite", "coefficient_1_over_L", "threshold", "decomposition"):
+        assert k in doc
+    # 10+ digits: the 30-digit answer against an independent 60-digit evaluation
+    mix, heads, t = _setup(GAUSS)
+    ref = RK.averaged_risk(mix, heads, GaussianMixture.from_json_obj(QUERIES), t, dps=60)
+    with mpm.workdps(60):
+        assert abs(mpm.mpf(doc["coefficient_1_over_L"]) - ref["K"]) < mpm.mpf(10) ** -25 * abs(ref["K"])
+        v, b = (mpm.mpf(doc["decomposition"][k]) for k in ("variance", "bias_residual"))
+        assert abs(v + b - mpm.mpf(doc["coefficient_1_over_L"])) < mpm.mpf(10) ** -25
+
+
+def test_cli_mixture_monte_carlo_and_mc_rows(tmp_path):
+    p = _files(tmp_path, mix=MIX)
+    r = _run(["--mixture", p["mix"], "--heads", p["heads"], "--queries", p["queries"], "--target", p["target"],
+              "--mc", "100,400", "--reps", "3000", "--seed", "4"])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["method"] == "monte-carlo" and doc["standard_error"]["K"] > 0
+    rows = doc["monte_carlo"]["rows"]
+    assert [x["L"] for x in rows] == [100, 400]
+    K, seK = float(doc["coefficient_1_over_L"]), doc["standard_error"]["K"]
+    # the 1/L-extrapolated Monte Carlo agrees with the coefficient (z-test, generous Bonferroni bound)
+    a, b = rows
+    icpt = (4 * b["L_excess_risk_cv"] - a["L_excess_risk_cv"]) / 3
+    se = math.sqrt(16 * b["se_cv"] ** 2 + a["se_cv"] ** 2) / 3
+    assert abs(icpt - K) < 4.5 * math.hypot(se, seK)
+    r2 = _run(["--mixture", p["mix"], "--heads", p["heads"], "--queries", p["queries"], "--target", p["target"],
+               "--mc", "100,400", "--reps", "3000", "--seed", "4"])
+    assert r2.stdout == r.stdout  # same seed, same JSON
+
+
+def test_cli_above_threshold_reports_infinite(tmp_path):
+    big = {"weights": ["1"], "means": [["0", "0", "0"]], "covariances": [[["9", "0", "0"], ["0", "9", "0"], ["0", "0", "0"]]]}
+    p = _files(tmp_path, queries=big)
+    r = _run(["--mixture", p["mix"], "--heads", p["heads"], "--queries", p["queries"], "--target", p["target"]])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["finite"] is False and doc["coefficient_1_over_L"] is None and doc["threshold"] > 0.5
+    assert -1 < doc["rate"]["exponent"] < 0 and doc["rate"]["log_power"] is not None
+
+
+@pytest.mark.parametrize("case,needle", [
+    ("bad-json", "invalid JSON"),
+    ("heads-U-shape", "U must be 3x3"),
+    ("heads-W-shape", "W must have 2 columns"),
+    ("target-B-shape", "B must be 2x3"),
+    ("noise-not-psd", "not positive semidefinite"),
+    ("queries-dim", "dimension"),
+    ("mixture-not-psd", "not positive semidefinite"),
+    ("reps-without-mc", "--reps needs --mc"),
+    ("bad-mc", "--mc"),
+])
+def test_cli_bad_input_exit_2_one_line(tmp_path, case, needle):
+    kw = {}
+    extra = []
+    if case == "bad-json":
+        kw["heads"] = "[{"
+    elif case == "heads-U-shape":
+        kw["heads"] = [{"U": [["1", "0"], ["0", "1"]], "V": [["1", "0", "0"]]}]
+    elif case == "heads-W-shape":
+        kw["heads"] = [{"U": HEADS[0]["U"], "V": HEADS[0]["V"], "W": [["1", "0", "0"], ["0", "1", "0"]]}]
+    elif case == "target-B-shape":
+        kw["target"] = {"B": [["1", "0"], ["0", "1"]]}
+    elif case == "noise-not-psd":
+        kw["target"] = {"B": TARGET["B"], "noise_covariance": [["1", "0"], ["0", "-1"]]}
+    elif case == "queries-dim":
+        kw["queries"] = {"weights": ["1"], "means": [["0", "0"]], "covariances": [[["1", "0"], ["0", "1"]]]}
+    elif case == "mixture-not-psd":
+        kw["mix"] = {"weights": ["1"], "means": [["0", "0", "0"]], "covariances": [[["1", "2", "0"], ["2", "1", "0"], ["0", "0", "1"]]]}
+    elif case == "reps-without-mc":
+        extra = ["--reps", "10"]
+    elif case == "bad-mc":
+        extra = ["--mc", "10,x"]
+    p = _files(tmp_path, **kw)
+    r = _run(["--mixture", p["mix"], "--heads", p["heads"], "--queries", p["queries"], "--target", p["target"], *extra])
+    assert r.returncode == 2
+    lines = [x for x in r.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and needle in lines[0] and "Traceback" not in r.stderr, r.stderr
