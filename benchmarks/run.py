@@ -7,6 +7,8 @@
 3. lda     Section 3 population risk + gradient at d = 20: float64 vs 30 digits, and agreement
 4. verify  ``softmix verify --profile quick``: total wall time and per-claim seconds
 5. stream  one prompt of 1e8 tokens streamed in chunks: peak RSS of a subprocess (< 1 GB)
+6. risk    finite-prompt risk engine: vectorised per-query constants vs a loop of finite_prompt_constants
+           (D = 6, two heads, two components; >= 1e5 queries/s) and the control variate's variance reduction
 
 Timings are best-of-rounds (the machine may be shared); targets are printed next to ratios.
 """
@@ -214,7 +216,7 @@ def bench_verify(claims=(), profile="quick", workers=None):
 
 
 # ---- driver ------------------------------------------------------------------------------------------
-ALL = ("mc", "lda", "verify", "stream")
+ALL = ("mc", "lda", "verify", "stream", "risk")
 
 
 def run(only=ALL, quick=False, stream_tokens=None, out=print) -> dict:
@@ -267,6 +269,20 @@ def run(only=ALL, quick=False, stream_tokens=None, out=print) -> dict:
                        ["tokens", "D", "chunk", "seconds", "tok/s", "peak RSS MB", "one-shot tokens MB", "bound MB", "met"],
                        [[st["tokens"], st["D"], st["chunk"], st["seconds"], st["tokens_per_s"], st["peak_rss_mb"],
                          st["one_shot_token_array_mb"], st["rss_target_mb"], st["within_bound"]]]))
+    if "risk" in only:
+        from benchmarks.risk import bench_constants, bench_variance_reduction
+
+        c = bench_constants(n=2000 if quick else 200_000, n_loop=5 if quick else 200, min_time=0.01 if quick else 0.5)
+        vr = bench_variance_reduction(L=30 if quick else 400, R=200 if quick else 20000)
+        doc["risk"] = {"constants": c, "variance_reduction": vr}
+        out(_table("6. Finite-prompt risk: vectorised constants (D = 6, 2 heads, 2 components) vs a loop of "
+                   "finite_prompt_constants",
+                   ["queries/s vectorised", "queries/s loop", "ratio", "target q/s", "met"],
+                   [[c["vectorised_queries_per_s"], c["loop_queries_per_s"], c["ratio"], c["target_queries_per_s"], c["met"]]]))
+        out(_table("   control variate (linearised fluctuation) at equal tokens: Var(X) / Var(X_cv)",
+                   ["L", "reps", "mean raw", "mean cv", "reduction", "target", "met"],
+                   [[r["L"], r["replicates"], r["mean_raw"], r["mean_cv"], r["variance_reduction"], r["target"], r["met"]]
+                    for r in vr]))
     return doc
 
 

@@ -47,3 +47,15 @@ def test_stream_subprocess_and_json(tmp_path):
     assert B.main(["--quick", "--only", "mc", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert [r["D"] for r in doc["montecarlo"]] == [20, 200]
+
+
+def test_risk_benchmark_rows(tmp_path):
+    from benchmarks.risk import bench_constants, bench_variance_reduction
+
+    c = bench_constants(n=500, n_loop=3, min_time=0.001)
+    assert c["D"] == 6 and c["ratio"] > 1 and c["vectorised_queries_per_s"] > 0
+    vr = bench_variance_reduction(L=20, R=100)
+    assert all(r["variance_reduction"] > 0 for r in vr)
+    out = tmp_path / "r.json"
+    assert B.main(["--quick", "--only", "risk", "--json", str(out)]) == 0
+    assert "constants" in json.loads(out.read_text())["risk"]
