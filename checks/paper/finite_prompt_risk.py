@@ -208,7 +208,7 @@ register(Claim(
     statement=("L Cov(T_L^h, T_L^h') -> rho_hh' V_h sum_k w_k(a_h + a_h')[G_k + (mu_k - grad Lambda(a_h))(mu_k - grad Lambda(a_h'))^T] "
                "V_h'^T, mu_k = m_k + G_k (a_h + a_h'), rho_hh' = M(a_h + a_h') / (M(a_h) M(a_h'))"),
     assumptions=("tokens i.i.d. from a Gaussian mixture", "fixed query", "all heads read the same L tokens", "first order in 1/L"),
-    defaults={"mixture": MIX, "heads": HEADS, "target": TARGET, "z": ["0.8", "-0.4", "0.6"], "Ls": [100, 400], "reps": 10000},
+    defaults={"mixture": MIX, "heads": HEADS, "target": TARGET, "z": ["0.8", "-0.4", "0.6"], "Ls": [100, 400], "reps": 8000},
     profiles={"full": {"Ls": [100, 400, 1600], "reps": 200000}},
     controls=(Control("no-cross-head", "cross block predicted 0 (heads treated as reading independent prompts)"),
               Control("no-mean-shift", "C_hh' without the mean-shift products (tilted covariances only)")),
