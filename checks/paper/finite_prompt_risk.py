@@ -2,8 +2,9 @@
 predictors -- Sec. 3's LDA head, Thm 4.1's two-head denoiser -- live at L = infinity).
 
 Claims: fp-multihead-covariance, fp-risk-expansion, fp-risk-threshold, and the paper's tasks at
-finite L: fp-risk-icl-regression (H scalar heads on tokens (x, beta^T x + eps)) and
-fp-risk-denoiser (the two-head Bayes denoiser of Thm 4.1 / Fig. 2).
+finite L: fp-risk-icl-regression (H scalar heads on tokens (x, beta^T x + eps)),
+fp-risk-denoiser (the two-head Bayes denoiser of Thm 4.1 / Fig. 2) and fp-risk-lda-bayes-point
+(a single LDA head at a Bayes point of Sec. 3, logistic loss).
 
 Rules (fixed before the numbers): Monte Carlo estimates of L x (first-order quantity) at two or
 more prompt lengths are extrapolated with the known O(1/L) remainder (weighted least squares on
@@ -500,4 +501,115 @@ register(Claim(
               "queries": 1500, "log_power_allowance": 1.5},
     profiles={"full": {"Ls": [100, 400, 1600, 6400, 25600], "queries": 20000}},
     controls=(Control("mean-query-norm", "query average replaced by the value at one query of the mean query norm (finite: 1/L)"),),
+))
+
+
+# ---- single LDA head at a Bayes point of Section 3 -------------------------------------------------
+def lda_bayes_head(prob, U0, u):
+    """A point theta = (c U0, u, v, v22) of the Bayes set E1 (Phi(theta) = (w*, b*, 0, s), eq. (7)):
+    v = Gamma^{-1} U11^{-1} w*, v22 = -v^T (m1 - m_-1) / 2 (r = 0), and the scale c solving
+    b = v^T (m1 + m_-1) / 2 = b*.  Returns (theta, mixture of tokens (X, Y), head, query law) in the
+    risk engine's convention: U = [[U11^T, 0], [u^T, 0]], V = (v^T, v22), queries (x, 0)."""
+    from softmix.numerics import lda as N
+
+    m1, m_1, G, _Lc, pi, _s0 = prob.arrays()
+    d = prob.d
+    w, b = prob.bayes()
+    U0, u = np.asarray(U0, float), np.asarray(u, float)
+    v0 = np.linalg.solve(G, np.linalg.solve(U0, w))
+    U11 = (v0 @ (m1 + m_1) / (2 * b)) * U0
+    v = np.linalg.solve(G, np.linalg.solve(U11, w))
+    v22 = -v @ (m1 - m_1) / 2
+    theta = N.pack_theta(U11, u, v, v22)
+    D = d + 1
+    f = lambda M: [[repr(float(x)) for x in r] for r in M]
+    Gt = np.zeros((D, D))
+    Gt[:d, :d] = G
+    wts = [repr(float(pi)), repr(1 - float(pi))]
+    mix = GaussianMixture.from_json_obj({"weights": wts, "means": [f([list(m1) + [1.0]])[0], f([list(m_1) + [-1.0]])[0]],
+                                         "covariances": [f(Gt), f(Gt)]})
+    q = GaussianMixture.from_json_obj({"weights": wts, "means": [f([list(m1) + [0.0]])[0], f([list(m_1) + [0.0]])[0]],
+                                       "covariances": [f(Gt), f(Gt)]})
+    U = np.zeros((D, D))
+    U[:d, :d] = U11.T
+    U[d, :d] = u
+    heads = RK.parse_heads([{"U": f(U), "V": f([list(v) + [v22]])}], D)
+    return theta, mix, heads, q
+
+
+def _check_lda(params, ctx):
+    from scipy.special import expit
+
+    from softmix.numerics import lda as N
+    from softmix.numerics import lda_finite_prompt as LF
+
+    v = ctx.variant
+    prob = N.LDAProblem.from_params(params["problem"], where="fp-risk-lda-bayes-point")
+    theta, mix, heads, q = lda_bayes_head(prob, _np(params["U0"]), _np([params["u"]])[0])
+    d = prob.d
+    w, b = prob.bayes()
+    zero = RK.parse_target({"B": [["0"] * (d + 1)]}, d + 1, 1)
+    th = RK.threshold_info(mix, heads, q)
+    on_E1 = N.dist_E1(prob, N.phi(prob, theta))
+
+    def kq():
+        rng = _rng(ctx, "queries")
+        n = int(params["query_samples"])
+        from softmix.numerics import lda as NN
+        x, _y = NN.sample(prob, rng, n)
+        c = RK.risk_constants(mix, heads, zero, np.hstack([x, np.zeros((n, 1))]))
+        e = expit(x @ w + b)
+        k = 0.5 * e * (1 - e) * c["variance"]
+        k_unw = 0.125 * c["variance"]
+        pred_err = float(np.abs(c["prediction"][:, 0] - (x @ w + b)).max())
+        return float(k.mean()), float(k.std(ddof=1) / math.sqrt(n)), float(k_unw.mean()), float(k_unw.std(ddof=1) / math.sqrt(n)), pred_err
+    K, Kse, Ku, Kuse, pred_err = _cached(ctx, params, "kq", kq)
+    if v == "unweighted":
+        K, Kse = Ku, Kuse
+    elif v == "mean-query-norm":
+        zc = RK.query_norm_point(q)
+        c = RK.risk_constants(mix, heads, zero, zc[None])
+        e = expit(zc[:d] @ w + b)
+        K, Kse = float(0.5 * e * (1 - e) * c["variance"][0]), 0.0
+
+    def run():
+        rows = []
+        for L in params["Ls"]:
+            m, se = LF.excess_risk_mc(prob, theta, int(L), int(params["prompts"]), _rng(ctx, "lda", int(L)))
+            rows.append({"L": int(L), "L_excess": float(L * m), "se": float(L * se)})
+        return rows
+    rows = _cached(ctx, params, "lda", run)
+    ext = extrapolate([r["L"] for r in rows], [r["L_excess"] for r in rows], [r["se"] for r in rows])
+    test = zscore_test(ext["intercept"], math.hypot(ext["se"], Kse), K)
+    ok = test["passed"] and on_E1 < 1e-9 and pred_err < 1e-9 and th["lambda"] < 0.25
+    ev = {"theta": np.asarray(theta).tolist(), "distance_to_E1": on_E1, "infinite_prompt_equals_bayes_logit_max_err": pred_err,
+          "lambda_star": th["lambda"], "K_LDA": K, "K_se": Kse, "per_L": rows, "extrapolated": ext, "test": test,
+          "reading": "at a Bayes point the infinite-prompt residual is zero, so L (R_L - R*) -> (1/2) E_x[eta (1 - eta) "
+                     "L Var f_L(x)] (the logistic loss's curvature times the single head's variance constant)",
+          "rule": "z-test (alpha = 1e-3) of the 1/L-extrapolated L (R_L - R*) from numerics.lda_finite_prompt.excess_risk_mc "
+                  "(an independent simulator) against K_LDA (Monte Carlo over queries of the variance constant; "
+                  "combined standard error); theta must lie on E1 and lambda* < 1/4 (finite-variance query average, "
+                  "O(1/L) remainder)"}
+    return Outcome("confirmed" if ok else "refuted", ev)
+
+
+def _np(M):
+    return np.array([[float(x) for x in r] for r in M])
+
+
+register(Claim(
+    id="fp-risk-lda-bayes-point",
+    title="Single LDA head at a Bayes point of Sec. 3: first-order finite-prompt excess logistic risk",
+    source=SOURCE + "; Gabet-Boursier-Boyer 2026, Sec. 3 (eq. (7), Bayes set E1)",
+    section=SECTION, check=_check_lda, kind="monte-carlo",
+    statement=("theta with Phi(theta) in E1 (f_theta = f*): L (R_L(theta) - R*) -> (1/2) E_x[eta(x)(1 - eta(x)) v(x)], "
+               "v(x) = rho(a) V C V^T the single head's variance constant at the query (x, 0)"),
+    assumptions=("tokens (X, Y), X | Y = c ~ N(m_c, Gamma)", "a Bayes point with generic U11 (non-symmetric), pi != 1/2",
+                 "first order in 1/L"),
+    defaults={"problem": {"m1": ["1", "0.5"], "m_1": ["-0.8", "0.2"], "Gamma": [["1", "0.3"], ["0.3", "0.7"]], "pi_plus": "0.3"},
+              "U0": [["0.6", "0.2"], ["-0.1", "0.5"]], "u": ["0.3", "-0.2"], "Ls": [100, 400], "prompts": 8000,
+              "query_samples": 100000},
+    profiles={"full": {"Ls": [100, 400, 1600], "prompts": 100000, "query_samples": 2000000}},
+    controls=(Control("unweighted", "Fisher weight eta(1 - eta) replaced by its maximum 1/4"),
+              Control("mean-query-norm", "query average replaced by the value at one query of the mean query norm")),
 ))
