@@ -97,8 +97,6 @@ def run_risk(args) -> dict:
         doc["queries_sampled"] = res["queries_sampled"]
         doc["importance_sampling"] = res["importance_sampling"]
     if Ls:
-        from softmix.checks.rules import zscore_test
-
         rows = []
         children = mc_ss.spawn(len(Ls))
         for L, ch in zip(Ls, children):

@@ -3,7 +3,6 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import mpmath as mpm
 import numpy as np

@@ -20,14 +20,13 @@ import json
 import math
 
 import numpy as np
-from scipy import stats
 
 from softmix.numerics import risk as RK
 from softmix.numerics.mixture import GaussianMixture
 from softmix.theory import finite_prompt_risk as TR
 
 from ..registry import Claim, Control, Outcome, register
-from ..rules import ALPHA, fit_loglog_slope, residual_test, z_critical, zscore_test
+from ..rules import ALPHA, fit_loglog_slope, residual_test, zscore_test
 
 SECTION = "finite-prompt"
 _CACHE: dict = {}
