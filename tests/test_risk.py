@@ -2,6 +2,7 @@
 import json
 import math
 import subprocess
+from pathlib import Path
 import sys
 
 import mpmath as mpm
@@ -372,3 +373,13 @@ def test_risk_claim_decided_and_controls_refuted(cid):
     for c in r["negative_controls"]:
         assert c["verdict"] == "refuted", (c["id"], json.dumps(c["evidence"])[:1500])
     json.dumps(r)
+
+
+def test_cli_example_files_literally():
+    root = Path(__file__).resolve().parents[1] / "examples" / "risk"
+    r = _run(["--mixture", str(root / "MIX.json"), "--heads", str(root / "HEADS.json"), "--queries", str(root / "QUERIES.json"),
+              "--target", str(root / "TARGET.json"), "--dps", "30"])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["coefficient_1_over_L"].startswith("5.1100553029059915714444127")  # pinned (30 digits, Gaussian closed form)
+    assert doc["risk_infinite"].startswith("0.61232675200000000000")
