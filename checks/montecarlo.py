@@ -1,9 +1,14 @@
 """Finite-prompt Monte Carlo studies and their decision rules (notes/finite-prompt.md).
 
 For each prompt length L, R seeded replicates of T[mu_hat_L](z) give:
-* L * mean error with its standard error, z-tested against the bias constant;
-* L * mean squared error with its standard error, z-tested against rho tr(V C V^T);
-* the root-mean-square error, whose log-log slope is fitted with a confidence interval.
+* L * mean error with its standard error; the limit of ``L * mean error = a + b/L`` over the prompt
+  lengths is z-tested against the bias constant (``rules.InverseLRule``);
+* L * mean squared error with its standard error; its limit is z-tested against rho tr(V C V^T);
+* the root-mean-square error, whose log-log slope (with the O(1/L) remainder when >= 3 lengths)
+  is fitted with an interval and tested against -1/2 (``rules.SlopeRule``).
+
+The three tests share ONE family-wise alpha (``rules.AlphaFamily``): a third each, recorded in the
+study's ``alpha`` ledger; ``verdict`` combines them (``rules.combine``).
 """
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ import numpy as np
 
 from softmix.numerics.finite_prompt import finite_prompt_constants, simulate_outputs
 
-from .rules import ALPHA, fit_loglog_slope, zscore_test
+from .rules import ALPHA, AlphaFamily, InverseLRule, SlopeRule, ZTest, combine
 
 __all__ = ["finite_prompt_study", "mc_errors"]
 
@@ -22,10 +27,17 @@ def mc_errors(mix, U, V, z, L, R, rng, limit, method="projected"):
 
 
 def finite_prompt_study(mix, U, V, z, Ls, R, seed, alpha: float = ALPHA, limit=None, constants=None,
-                        method: str = "projected") -> dict:
-    """Run the study with one seed (independent streams per L via SeedSequence.spawn)."""
+                        method: str = "projected", family: AlphaFamily | None = None,
+                        relative_margin: float | None = None) -> dict:
+    """Run the study with one seed (independent streams per L via SeedSequence.spawn).
+
+    ``family``: the alpha family the three tests draw from (a fresh ``AlphaFamily(alpha)`` if
+    omitted; pass a claim's sub-family to make the study part of a larger claim).
+    ``relative_margin``: precision required of the bias/MSE limits (half-width / |predicted|).
+    """
     c = constants or finite_prompt_constants(mix, U, V, z)
     limit = c["limit"] if limit is None else np.asarray(limit)
+    fam = family if family is not None else AlphaFamily(alpha, name="finite-prompt study")
     streams = np.random.SeedSequence(int(seed)).spawn(len(Ls))
     rows = []
     for L, ss in zip(Ls, streams):
@@ -40,13 +52,27 @@ def finite_prompt_study(mix, U, V, z, Ls, R, seed, alpha: float = ALPHA, limit=N
             "rmse": float(np.sqrt(sq.mean())),
             "rmse_se": float(sq.std(ddof=1) / np.sqrt(R) / (2 * np.sqrt(sq.mean()))),
         })
-    last = rows[-1]
-    bias_test = zscore_test(last["L_mean_error"], last["L_mean_error_se"], c["bias"], alpha)
-    mse_test = zscore_test(last["L_mse"], last["L_mse_se"], c["mse"], alpha)
-    slope = fit_loglog_slope([r["L"] for r in rows], [r["rmse"] for r in rows], [r["rmse_se"] for r in rows], alpha) \
-        if len(rows) >= 2 else None
+    Lv = [r["L"] for r in rows]
+    multi = len(set(Lv)) >= 2
+    a_bias, a_mse, a_slope = (fam.take("bias-limit", 3), fam.take("mse-limit", 3), fam.take("rmse-slope", 3)) \
+        if multi else (fam.split("bias-limit", 0.5), fam.split("mse-limit", 0.5), None)
+    if multi:
+        bias_test = InverseLRule(a_bias, relative_margin, relative=True, name="bias limit").decide(
+            Lv, [r["L_mean_error"] for r in rows], [r["L_mean_error_se"] for r in rows], c["bias"], R)
+        mse_test = InverseLRule(a_mse, relative_margin, relative=True, name="L*MSE limit").decide(
+            Lv, [r["L_mse"] for r in rows], [r["L_mse_se"] for r in rows], c["mse"], R)
+        slope = SlopeRule(a_slope, -0.5, remainder=len(set(Lv)) >= 3, name="RMSE log-log slope").decide(
+            Lv, [r["rmse"] for r in rows], [r["rmse_se"] for r in rows], R)
+    else:  # one prompt length: nothing to extrapolate; the O(1/L) remainder is not modelled
+        last = rows[-1]
+        bias_test = ZTest(a_bias, relative_margin, relative=True, name="L*bias at L").decide(
+            last["L_mean_error"], last["L_mean_error_se"], c["bias"], R)
+        mse_test = ZTest(a_mse, relative_margin, relative=True, name="L*MSE at L").decide(
+            last["L_mse"], last["L_mse_se"], c["mse"], R)
+        slope = None
+    tests = [bias_test, mse_test] + ([slope] if slope else [])
     return {"replicates": int(R), "seed": int(seed), "method": method, "per_L": rows,
             "bias_coefficient": np.asarray(c["bias"]).tolist(), "mse_coefficient": float(c["mse"]),
-            "bias_test_at_largest_L": bias_test, "mse_test_at_largest_L": mse_test,
-            "rmse_loglog_slope": slope,
-            "slope_contains_minus_half": None if slope is None else bool(slope["ci"][0] <= -0.5 <= slope["ci"][1])}
+            "bias_limit_test": bias_test, "mse_limit_test": mse_test, "rmse_slope_test": slope,
+            "alpha": fam.ledger(), "verdict": combine(*tests),
+            "rule": " | ".join(t["rule"] for t in tests)}

@@ -1,9 +1,39 @@
-"""Decision rules, fixed before any number is seen.
+"""Decision rules, fixed before any number is seen, and the per-claim alpha budget.
 
-* residual rule: |derived - reference| <= 10^(guard - dps) * scale (precision-derived);
-* z-score rule: every |z| <= z_crit with z_crit the two-sided Bonferroni quantile for family-wise
-  level ``alpha`` over the number of simultaneous tests;
-* slope rule: the predicted log-log slope lies in the fitted slope's (1 - alpha) interval.
+Statistics by construction
+--------------------------
+* :class:`AlphaFamily` -- one family-wise false-refutation level per claim (``ALPHA = 1e-3``).
+  Every statistical test a claim runs draws its level from the claim's family (``split`` a share,
+  ``take`` one of ``k`` equal parts, or open a ``sub`` family); the ledger goes into the evidence and
+  spending more than the family's alpha raises :class:`AlphaOverspent`.  By the Bonferroni
+  inequality the probability that a true claim is refuted is then at most the family's alpha.
+* Rule objects decide AND describe themselves.  Interface (used by ``checks/api.py`` and the paper
+  library)::
+
+      rule.decide(...) -> {"passed": bool | None, "verdict": "confirmed" | "refuted" | "inconclusive", ...}
+      rule.describe()  -> one-line rule text for the evidence
+
+  ``passed`` is ``True`` when the data do not reject the claim, ``False`` when they do and ``None``
+  when the rule cannot decide.  ``verdict`` is ``"confirmed"`` only when the claim is not rejected
+  AND the interval is narrower than the margin declared up front; a wide interval gives
+  ``"inconclusive"`` with ``samples_to_settle`` (how many samples, in the rule's own unit, would
+  bring the half-width under the margin).  A zero or non-finite standard error, or too few points,
+  gives ``"inconclusive"``, never ``"refuted"``.
+
+  - :class:`ZTest` -- z-tests of estimate == predicted (two-sided or one-sided), Bonferroni over the
+    entries; exact for Gaussian estimates, asymptotic (CLT) for Monte Carlo means.
+  - :class:`SlopeRule` -- weighted least squares of log(value) on log(L) (optionally with the
+    O(1/L) remainder ``c / L`` as a third column); the Monte Carlo standard errors are taken as
+    known (no inflation) so the interval uses a normal quantile, and a chi-square goodness-of-fit
+    test with the residual degrees of freedom is kept (a misfit refutes, it does not widen).
+    With ``scale="estimated"`` the residual variance is estimated instead and the interval uses the
+    Student quantile with ``n - p`` degrees of freedom.
+  - :class:`InverseLRule` -- fit ``y(L) = a + b / L`` across prompt lengths (the known O(1/L)
+    remainder of an ``L * bias`` or ``L * MSE`` sequence) and z-test the limit ``a``.
+  - :class:`Threshold` -- a deterministic bound (no alpha spent).
+  - :func:`residual_test` -- precision-derived residual rule for high-precision numerics.
+* :func:`combine` -- the claim's verdict from its rules' verdicts: any ``refuted`` refutes (each
+  test ran at its share of alpha), else any ``inconclusive`` makes it inconclusive.
 """
 from __future__ import annotations
 
@@ -13,59 +43,467 @@ import mpmath as mpm
 import numpy as np
 from scipy import stats
 
-__all__ = ["ALPHA", "z_critical", "zscore_test", "residual_test", "fit_loglog_slope", "verdict_from",
-           "fmt"]
+__all__ = ["ALPHA", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest", "SlopeRule", "InverseLRule", "Threshold",
+           "combine", "z_critical", "t_critical", "zscore_test", "residual_test", "fit_loglog_slope",
+           "fit_inverse_L", "verdict_from", "fmt"]
 
-#: Family-wise false-refutation level of every Monte Carlo rule in softmix.
+#: Family-wise false-refutation level of every claim in softmix (all its Monte Carlo tests together).
 ALPHA = 1e-3
 
 
-def z_critical(n_tests: int = 1, alpha: float = ALPHA) -> float:
-    return float(stats.norm.isf(alpha / (2 * max(1, n_tests))))
+# ---- alpha budget -----------------------------------------------------------------------------
+class AlphaOverspent(ValueError):
+    """A claim asked for more alpha than its family holds (a bug in the claim, never a verdict)."""
 
 
+class AlphaFamily:
+    """The family-wise level of one claim, handed out to its tests.
+
+    >>> fam = AlphaFamily(1e-3)
+    >>> fam.split("slope", 0.5)           # half the family for one test
+    0.0005
+    >>> q = fam.sub("queries", 0.5)       # a sub-family for 4 parallel tests
+    >>> [q.take(f"z{i}", 4) for i in range(4)][0]
+    0.000125
+    >>> fam.spent == fam.alpha
+    True
+
+    Amounts are fractions of the family's *total* alpha; asking for more than what is left raises
+    :class:`AlphaOverspent`.  ``ledger()`` is the record put into the evidence.
+    """
+
+    _TOL = 1e-12
+
+    def __init__(self, alpha: float = ALPHA, name: str = "claim"):
+        alpha = float(alpha)
+        if not (0 < alpha < 1):
+            raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+        self.alpha = alpha
+        self.name = name
+        self._parts: dict[str, object] = {}  # name -> float (a test) or AlphaFamily (a sub-family)
+
+    # spending
+    def _spend(self, name: str, amount: float):
+        if name in self._parts:
+            raise AlphaOverspent(f"{self.name}: alpha for {name!r} was already handed out")
+        if amount <= 0:
+            raise ValueError(f"{self.name}: share for {name!r} must be positive")
+        if self.spent + amount > self.alpha * (1 + self._TOL):
+            raise AlphaOverspent(f"{self.name}: {name!r} asks for {amount:.3g} but only "
+                                 f"{self.remaining:.3g} of alpha = {self.alpha:.3g} is left")
+
+    def split(self, name: str, share: float) -> float:
+        """Spend ``share`` (a fraction of this family's total alpha) on the test ``name``."""
+        amount = float(share) * self.alpha
+        self._spend(name, amount)
+        self._parts[name] = amount
+        return amount
+
+    def take(self, name: str, k: int = 1) -> float:
+        """Spend one of ``k`` equal parts of this family's total alpha on the test ``name``."""
+        if int(k) < 1:
+            raise ValueError("k must be >= 1")
+        return self.split(name, 1.0 / int(k))
+
+    def rest(self, name: str) -> float:
+        """Spend everything that is left on the test ``name``."""
+        amount = self.remaining
+        self._spend(name, amount)
+        self._parts[name] = amount
+        return amount
+
+    def sub(self, name: str, share: float = 1.0) -> "AlphaFamily":
+        """A sub-family holding ``share`` of this family's total alpha (e.g. one per configuration)."""
+        amount = float(share) * self.alpha
+        self._spend(name, amount)
+        fam = AlphaFamily(amount, name=f"{self.name}/{name}")
+        self._parts[name] = fam
+        return fam
+
+    # accounting
+    @property
+    def spent(self) -> float:
+        return float(sum(p.alpha if isinstance(p, AlphaFamily) else p for p in self._parts.values()))
+
+    @property
+    def remaining(self) -> float:
+        return max(0.0, self.alpha - self.spent)
+
+    def tests(self) -> dict:
+        """Flat {path: alpha} of every test handed alpha (sub-families expanded)."""
+        out = {}
+        for k, p in self._parts.items():
+            if isinstance(p, AlphaFamily):
+                out.update({f"{k}/{kk}": v for kk, v in p.tests().items()})
+            else:
+                out[k] = p
+        return out
+
+    def ledger(self) -> dict:
+        t = self.tests()
+        return {"family_alpha": self.alpha, "spent": float(sum(t.values())), "tests": t,
+                "rule": "Bonferroni: the tests' levels sum to at most the family's alpha, so a true claim "
+                        "is refuted with probability <= family_alpha"}
+
+
+# ---- quantiles --------------------------------------------------------------------------------
+def z_critical(n_tests: int = 1, alpha: float = ALPHA, sides: int = 2) -> float:
+    """Normal quantile for level ``alpha`` split over ``n_tests`` tests (two-sided by default)."""
+    return float(stats.norm.isf(alpha / (sides * max(1, n_tests))))
+
+
+def t_critical(dof: int, alpha: float = ALPHA, sides: int = 2) -> float:
+    return float(stats.t.isf(alpha / sides, max(1, int(dof))))
+
+
+def _finite_positive(se) -> bool:
+    se = np.asarray(se, float)
+    return bool(se.size and np.all(np.isfinite(se)) and np.all(se > 0))
+
+
+def _margin_check(out: dict, half_width: float, margin, n_samples=None, unit: str = "samples") -> dict:
+    """Add the precision requirement: half-width <= margin, else inconclusive with a sample size."""
+    out["half_width"] = float(half_width)
+    out["margin"] = None if margin is None else float(margin)
+    precise = margin is None or half_width <= margin
+    out["precise_enough"] = bool(precise)
+    if not precise and n_samples:
+        # half-widths shrink like 1/sqrt(n)
+        out["samples_to_settle"] = int(math.ceil(n_samples * (half_width / float(margin)) ** 2))
+        out["samples_unit"] = unit
+    return out
+
+
+def _verdict(passed, precise) -> str:
+    if passed is None:
+        return "inconclusive"
+    if not passed:
+        return "refuted"
+    return "confirmed" if precise else "inconclusive"
+
+
+# ---- rule objects -----------------------------------------------------------------------------
+class Rule:
+    """Base class: ``decide(...) -> dict`` (with ``passed`` and ``verdict``) and ``describe() -> str``."""
+
+    name = "rule"
+    alpha: float = 0.0
+
+    def describe(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def decide(self, *args, **kwargs) -> dict:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _wrap(self, out: dict) -> dict:
+        out.setdefault("rule", self.describe())
+        out.setdefault("test", self.name)
+        return out
+
+
+class ZTest(Rule):
+    """z-tests of ``estimate == predicted`` entrywise, Bonferroni over the entries.
+
+    ``sides``: ``"two"``; ``"upper"`` refutes only when the estimate is significantly ABOVE the
+    prediction (a claimed upper bound); ``"lower"`` only when significantly below.
+    ``margin``: the largest acceptable half-width of the (1 - alpha) interval of every entry (absolute,
+    or relative to the largest |predicted| entry (at least ``floor``) with ``relative=True``); wider
+    gives ``inconclusive``.
+    """
+
+    def __init__(self, alpha: float, margin=None, relative: bool = False, sides: str = "two", name: str = "z-test",
+                 floor: float = 0.0):
+        if sides not in ("two", "upper", "lower"):
+            raise ValueError("sides must be 'two', 'upper' or 'lower'")
+        self.alpha, self.margin, self.relative, self.sides, self.name = float(alpha), margin, relative, sides, name
+        self.floor = float(floor)
+
+    def describe(self) -> str:
+        side = {"two": "two-sided", "upper": "one-sided (refute if above)", "lower": "one-sided (refute if below)"}
+        m = "" if self.margin is None else (
+            f"; confirmed only if the interval half-width <= {self.margin:g}" + (" x |predicted|" if self.relative else ""))
+        return (f"{self.name}: {side[self.sides]} z-tests of estimate == predicted, Bonferroni over the entries, "
+                f"level {self.alpha:.3g}{m}; zero/non-finite standard error -> inconclusive")
+
+    def decide(self, estimate, se, predicted, n_samples=None) -> dict:
+        est = np.atleast_1d(np.asarray(estimate, float)).ravel()
+        se = np.atleast_1d(np.asarray(se, float)).ravel()
+        pred = np.atleast_1d(np.asarray(predicted, float)).ravel()
+        if se.size != est.size:
+            se = np.broadcast_to(se, est.shape)
+        if pred.size != est.size:
+            pred = np.broadcast_to(pred, est.shape)
+        if not _finite_positive(se) or not np.all(np.isfinite(est)) or not np.all(np.isfinite(pred)):
+            return self._wrap({"passed": None, "verdict": "inconclusive", "alpha": self.alpha, "z": None,
+                               "reason": "zero or non-finite standard error or estimate: cannot decide"})
+        z = (est - pred) / se
+        sides = 2 if self.sides == "two" else 1
+        zc = z_critical(z.size, self.alpha, sides)
+        if self.sides == "two":
+            ok = bool(np.all(np.abs(z) <= zc))
+        elif self.sides == "upper":
+            ok = bool(np.all(z <= zc))
+        else:
+            ok = bool(np.all(z >= -zc))
+        out = {"passed": ok, "z": [round(float(v), 3) for v in z], "z_critical": round(zc, 3), "alpha": self.alpha,
+               "n_tests": int(z.size)}
+        hw = float(np.max(zc * se))
+        m = self.margin
+        if m is not None and self.relative:
+            m = float(m) * max(float(np.max(np.abs(pred))), self.floor)
+        _margin_check(out, hw, m, n_samples)
+        out["verdict"] = _verdict(ok, out["precise_enough"])
+        return self._wrap(out)
+
+
+def fit_inverse_L(Ls, values, ses) -> dict:
+    """Weighted least squares ``y(L) = a + b / L`` with known standard errors.
+
+    Returns the limit ``a``, its standard error, ``b``, the chi-square and its degrees of freedom.
+    Exact for Gaussian ``y`` with the stated variances; the model truncates the O(1/L^2) remainder.
+    """
+    L = np.asarray(Ls, float)
+    y = np.asarray(values, float)
+    s = np.asarray(ses, float)
+    if y.ndim == 1:
+        y, s = y[:, None], s[:, None]
+    X = np.vstack([np.ones_like(L), 1 / L]).T
+    a, se_a, b, chi2 = [], [], [], 0.0
+    for j in range(y.shape[1]):
+        W = 1 / s[:, j] ** 2
+        cov = np.linalg.inv(X.T @ (W[:, None] * X))
+        beta = cov @ (X.T @ (W * y[:, j]))
+        a.append(float(beta[0]))
+        b.append(float(beta[1]))
+        se_a.append(float(math.sqrt(cov[0, 0])))
+        chi2 += float(np.sum(W * (y[:, j] - X @ beta) ** 2))
+    dof = (len(L) - 2) * y.shape[1]
+    return {"limit": a, "limit_se": se_a, "inverse_L_coefficient": b, "chi2": chi2, "dof": int(dof),
+            "model": "y(L) = a + b/L (weighted least squares, known standard errors)"}
+
+
+class InverseLRule(Rule):
+    """Limit of a sequence ``y(L) -> a`` with the O(1/L) remainder modelled: fit ``a + b/L`` over the
+    prompt lengths and z-test ``a == predicted`` (and, with >= 3 lengths, the chi-square fit of the
+    model).  The alpha is split in half between the two tests when both run."""
+
+    def __init__(self, alpha: float, margin=None, relative: bool = False, name: str = "limit-with-1/L-remainder"):
+        self.alpha, self.margin, self.relative, self.name = float(alpha), margin, relative, name
+
+    def describe(self) -> str:
+        m = "" if self.margin is None else f"; confirmed only if the limit's half-width <= {self.margin:g}" + (
+            " x |predicted|" if self.relative else "")
+        return (f"{self.name}: fit y(L) = a + b/L by weighted least squares (known Monte Carlo standard errors), "
+                f"two-sided z-test of a == predicted (Bonferroni over coordinates) and, with >= 3 prompt lengths, a "
+                f"chi-square goodness-of-fit test; level {self.alpha:.3g} split between them{m}")
+
+    def decide(self, Ls, values, ses, predicted, n_samples=None) -> dict:
+        Ls = list(Ls)
+        if len(Ls) < 2 or len(set(Ls)) < 2:
+            return self._wrap({"passed": None, "verdict": "inconclusive", "alpha": self.alpha,
+                               "reason": "need at least two distinct prompt lengths to model the 1/L remainder"})
+        if not _finite_positive(ses):
+            return self._wrap({"passed": None, "verdict": "inconclusive", "alpha": self.alpha,
+                               "reason": "zero or non-finite standard error: cannot decide"})
+        fit = fit_inverse_L(Ls, values, ses)
+        gof = fit["dof"] > 0
+        a_lim = self.alpha / 2 if gof else self.alpha
+        zt = ZTest(a_lim, self.margin, self.relative, name="limit").decide(fit["limit"], fit["limit_se"], predicted,
+                                                                             n_samples)
+        out = {"fit": fit, "limit_test": zt, "alpha": self.alpha}
+        passed, verdict = zt["passed"], zt["verdict"]
+        if gof:
+            crit = float(stats.chi2.isf(self.alpha / 2, fit["dof"]))
+            fit_ok = fit["chi2"] <= crit
+            out["goodness_of_fit"] = {"chi2": fit["chi2"], "dof": fit["dof"], "critical": crit,
+                                      "alpha": self.alpha / 2, "passed": bool(fit_ok)}
+            if not fit_ok:
+                passed, verdict = False, "refuted"
+        out.update({"passed": passed, "verdict": verdict})
+        for k in ("half_width", "margin", "precise_enough", "samples_to_settle", "samples_unit"):
+            if k in zt:
+                out[k] = zt[k]
+        return self._wrap(out)
+
+
+def fit_loglog_slope(Ls, values, ses, alpha: float = ALPHA, remainder: bool = False,
+                     scale: str = "known") -> dict:
+    """Weighted least squares of log(values) on log(L) (and 1/L with ``remainder=True``);
+    SE(log v) = se / v (delta method).
+
+    ``scale="known"`` (default): the standard errors are taken as known; no inflation, normal
+    quantile for the (1 - alpha) slope interval; the chi-square statistic and its residual degrees
+    of freedom are returned for a goodness-of-fit test (``SlopeRule`` runs it).
+    ``scale="estimated"``: residual variance estimated (reduced chi-square, deflation included),
+    Student quantile with ``n - p`` degrees of freedom.
+    """
+    x = np.log(np.asarray(Ls, float))
+    v = np.asarray(values, float)
+    s = np.asarray(ses, float) / v
+    W = 1 / s**2
+    cols = [np.ones_like(x), x] + ([np.exp(-x)] if remainder else [])
+    X = np.vstack(cols).T
+    cov = np.linalg.inv(X.T @ (W[:, None] * X))
+    beta = cov @ (X.T @ (W * np.log(v)))
+    resid = np.log(v) - X @ beta
+    dof = len(x) - X.shape[1]
+    chi2 = float(np.sum(W * resid**2))
+    if scale == "estimated":
+        if dof < 1:
+            raise ValueError("scale='estimated' needs more points than parameters")
+        se = math.sqrt(cov[1, 1] * chi2 / dof)
+        q = t_critical(dof, alpha)
+        quantile = f"Student t, {dof} dof"
+    else:
+        se = math.sqrt(cov[1, 1])
+        q = z_critical(1, alpha)
+        quantile = "normal (known standard errors)"
+    out = {"slope": float(beta[1]), "slope_se": se, "ci": [float(beta[1] - q * se), float(beta[1] + q * se)],
+           "quantile": quantile, "critical_value": q, "chi2": chi2, "dof": int(dof),
+           "reduced_chi2": chi2 / dof if dof > 0 else None, "parameters": X.shape[1]}
+    if remainder:
+        out["inverse_L_coefficient"] = float(beta[2])
+    return out
+
+
+class SlopeRule(Rule):
+    """The log-log slope of ``values`` against ``L`` equals ``target`` (a rate).
+
+    * ``remainder=True`` fits ``log v = c + s log L + d / L`` (the known O(1/L) correction);
+    * known standard errors: slope interval with the normal quantile at level alpha/2, plus the
+      chi-square goodness-of-fit test at alpha/2 when the fit has residual degrees of freedom
+      (otherwise the whole alpha goes to the interval);
+    * ``margin``: confirmed only if the interval half-width <= margin (else inconclusive, with the
+      replicate count that would settle it, scaling as 1/sqrt(n));
+    * ``mode="contains"`` (default) refutes when ``target`` is outside the interval;
+      ``mode="below"`` refutes when the interval does not lie below ``target`` ... with a twist:
+      it is inconclusive (not refuted) when the interval straddles ``target`` -- a one-sided
+      statement "the slope is negative" cannot be refuted by an imprecise fit.
+    """
+
+    def __init__(self, alpha: float, target: float = 0.0, margin=None, remainder: bool = False,
+                 mode: str = "contains", name: str = "log-log slope", gof: bool = True, scale: str = "known"):
+        if mode not in ("contains", "below"):
+            raise ValueError("mode must be 'contains' or 'below'")
+        if scale not in ("known", "estimated"):
+            raise ValueError("scale must be 'known' or 'estimated'")
+        self.alpha, self.target, self.margin, self.remainder, self.mode, self.name = (
+            float(alpha), float(target), margin, remainder, mode, name)
+        self.gof, self.scale = bool(gof) and scale == "known", scale
+
+    def describe(self) -> str:
+        model = "log v = c + s log L + d/L" if self.remainder else "log v = c + s log L"
+        what = (f"the interval contains s = {self.target:g}" if self.mode == "contains"
+                else f"the interval lies below {self.target:g} (straddling it is inconclusive, above refutes)")
+        m = "" if self.margin is None else f"; confirmed only if the half-width <= {self.margin:g}"
+        if self.scale == "estimated":
+            return (f"{self.name}: weighted least squares {model} (delta-method weights), residual scale estimated, "
+                    f"Student-t slope interval with n - p degrees of freedom at level {self.alpha:.3g}; pass iff "
+                    f"{what}{m}")
+        if not self.gof:
+            return (f"{self.name}: weighted least squares {model} with known Monte Carlo standard errors (delta method, "
+                    f"no inflation), normal-quantile slope interval at level {self.alpha:.3g} (no goodness-of-fit "
+                    f"test: the claim is about the sign/size of the slope, not a power law); pass iff {what}{m}")
+        return (f"{self.name}: weighted least squares {model} with known Monte Carlo standard errors (delta method, "
+                f"no inflation), normal-quantile slope interval and chi-square goodness of fit, level "
+                f"{self.alpha:.3g} split between them; pass iff {what} and the model fits{m}")
+
+    def decide(self, Ls, values, ses, n_samples=None) -> dict:
+        Ls, v, s = list(Ls), np.asarray(values, float), np.asarray(ses, float)
+        p = 3 if self.remainder else 2
+        if self.scale == "estimated":
+            p += 1  # at least one residual degree of freedom to estimate the scale
+        if len(Ls) < p or len(set(Ls)) < p:
+            return self._wrap({"passed": None, "verdict": "inconclusive", "alpha": self.alpha,
+                               "reason": f"need at least {p} distinct prompt lengths"})
+        if not _finite_positive(s) or not np.all(np.isfinite(v)) or np.any(v <= 0):
+            return self._wrap({"passed": None, "verdict": "inconclusive", "alpha": self.alpha,
+                               "reason": "zero or non-finite standard error, or a non-positive value: cannot decide"})
+        gof = self.gof and len(Ls) > p
+        a_int = self.alpha / 2 if gof else self.alpha
+        fit = fit_loglog_slope(Ls, v, s, alpha=a_int, remainder=self.remainder, scale=self.scale)
+        lo, hi = fit["ci"]
+        out = {"fit": fit, "alpha": self.alpha, "interval_alpha": a_int}
+        if self.mode == "contains":
+            passed = bool(lo <= self.target <= hi)
+        else:
+            passed = True if hi < self.target else (False if lo > self.target else None)
+        if gof:
+            crit = float(stats.chi2.isf(self.alpha / 2, fit["dof"]))
+            fit_ok = fit["chi2"] <= crit
+            out["goodness_of_fit"] = {"chi2": fit["chi2"], "dof": fit["dof"], "critical": crit,
+                                      "alpha": self.alpha / 2, "passed": bool(fit_ok)}
+            if not fit_ok:
+                passed = False
+        _margin_check(out, (hi - lo) / 2, self.margin, n_samples, "replicates per prompt length")
+        out["passed"] = passed
+        out["verdict"] = _verdict(passed, out["precise_enough"])
+        if passed is None:
+            out["reason"] = f"the slope interval [{lo:.3g}, {hi:.3g}] straddles {self.target:g}"
+            if self.margin is None and "samples_to_settle" not in out and n_samples:
+                gap = abs(self.target - fit["slope"])
+                if gap > 0:
+                    out["samples_to_settle"] = int(math.ceil(n_samples * ((hi - lo) / 2 / gap) ** 2))
+                    out["samples_unit"] = "replicates per prompt length"
+        return self._wrap(out)
+
+
+class Threshold(Rule):
+    """A deterministic bound ``value <= limit`` (or ``>=``); spends no alpha.  ``None``/non-finite
+    values are inconclusive."""
+
+    alpha = 0.0
+
+    def __init__(self, limit: float, op: str = "<=", name: str = "threshold"):
+        if op not in ("<=", ">=", "<", ">"):
+            raise ValueError("op must be one of <=, >=, <, >")
+        self.limit, self.op, self.name = float(limit), op, name
+
+    def describe(self) -> str:
+        return f"{self.name}: deterministic bound value {self.op} {self.limit:g} (no alpha spent)"
+
+    def decide(self, value) -> dict:
+        if value is None or not np.isfinite(float(value)):
+            return self._wrap({"passed": None, "verdict": "inconclusive", "value": None,
+                               "reason": "non-finite value"})
+        v = float(value)
+        ok = {"<=": v <= self.limit, ">=": v >= self.limit, "<": v < self.limit, ">": v > self.limit}[self.op]
+        return self._wrap({"passed": bool(ok), "verdict": "confirmed" if ok else "refuted", "value": v,
+                           "limit": self.limit})
+
+
+def combine(*decisions) -> str:
+    """A claim's verdict from its rules' decisions (dicts with ``verdict``) or verdict strings:
+    refuted if any test rejects, else inconclusive if any cannot decide, else confirmed."""
+    vs = [d["verdict"] if isinstance(d, dict) else d for d in decisions]
+    if "error" in vs:
+        return "error"
+    if "refuted" in vs:
+        return "refuted"
+    if "inconclusive" in vs:
+        return "inconclusive"
+    return "confirmed"
+
+
+# ---- functional forms kept for callers ---------------------------------------------------------
 def zscore_test(estimate, se, predicted, alpha: float = ALPHA) -> dict:
-    """Two-sided z-tests of estimate == predicted, elementwise, Bonferroni over all entries."""
-    est = np.atleast_1d(np.asarray(estimate, float)).ravel()
-    se = np.atleast_1d(np.asarray(se, float)).ravel()
-    pred = np.atleast_1d(np.asarray(predicted, float)).ravel()
-    if np.any(se <= 0) or not np.all(np.isfinite(se)):
-        return {"passed": False, "reason": "non-positive or non-finite standard error", "z": None}
-    z = (est - pred) / se
-    zc = z_critical(z.size, alpha)
-    return {"passed": bool(np.all(np.abs(z) <= zc)), "z": [round(float(v), 3) for v in z],
-            "z_critical": round(zc, 3), "alpha": alpha, "n_tests": int(z.size)}
+    """Two-sided z-tests of estimate == predicted, elementwise, Bonferroni over all entries
+    (``ZTest(alpha).decide`` without a margin).  A zero or non-finite standard error gives
+    ``passed = None`` and verdict ``inconclusive``."""
+    return ZTest(alpha).decide(estimate, se, predicted)
 
 
 def residual_test(residual, dps: int, scale=1, guard: int = 10) -> dict:
+    """|residual| <= 10^(guard - dps) * max(1, |scale|): precision-derived, no alpha."""
     tol = mpm.mpf(10) ** (guard - int(dps)) * max(mpm.mpf(1), abs(mpm.mpf(scale)))
     res = abs(mpm.mpf(residual))
     return {"passed": bool(res <= tol), "residual": mpm.nstr(res, 5), "tolerance": mpm.nstr(tol, 3),
             "dps": int(dps)}
 
 
-def fit_loglog_slope(Ls, values, ses, alpha: float = ALPHA) -> dict:
-    """Weighted least squares of log(values) on log(L), SE(log v) = se / v (delta method).
-    Returns slope, its standard error and the (1 - alpha) confidence interval."""
-    x = np.log(np.asarray(Ls, float))
-    v = np.asarray(values, float)
-    s = np.asarray(ses, float) / v
-    W = 1 / s**2
-    X = np.vstack([np.ones_like(x), x]).T
-    cov = np.linalg.inv(X.T @ (W[:, None] * X))
-    beta = cov @ (X.T @ (W * np.log(v)))
-    resid = np.log(v) - X @ beta
-    dof = max(1, len(x) - 2)
-    chi2 = float(np.sum(W * resid**2))
-    # inflate by the reduced chi-square if the model misfits (honest intervals)
-    infl = max(1.0, chi2 / dof)
-    se = math.sqrt(cov[1, 1] * infl)
-    zc = z_critical(1, alpha)
-    return {"slope": float(beta[1]), "slope_se": se, "ci": [float(beta[1] - zc * se), float(beta[1] + zc * se)],
-            "reduced_chi2": chi2 / dof}
-
-
-def verdict_from(passed: bool, kind: str = "numeric") -> str:
+def verdict_from(passed, kind: str = "numeric") -> str:
+    if passed is None:
+        return "inconclusive"
     if passed:
         return "verified" if kind == "symbolic" else "confirmed"
     return "refuted"

@@ -71,7 +71,9 @@ def test_finite_prompt_constants_and_monte_carlo(files):
     for a, b in zip(lo["bias_coefficient"], hi["bias_coefficient"]):
         assert abs(a - float(b)) < 1e-12 * max(1, abs(float(b)))
     mc = lo["monte_carlo"]
-    assert mc["mse_test_at_largest_L"]["passed"] and mc["bias_test_at_largest_L"]["passed"]
+    assert mc["mse_limit_test"]["passed"] and mc["bias_limit_test"]["passed"]
+    # one alpha for the three tests of the study, split by construction
+    assert abs(mc["alpha"]["spent"] - 1e-3) < 1e-12 and len(mc["alpha"]["tests"]) == 3
 
 
 @pytest.mark.parametrize("mix,msg", [

@@ -28,7 +28,7 @@ from softmix.numerics.precision import to_mpf as _mp, workdps
 from softmix.theory import denoising as TD
 
 from ..registry import Claim, Control, Outcome, register
-from ..rules import residual_test
+from ..rules import AlphaFamily, residual_test
 
 FIG2 = {"m1": [3, 0], "m2": [0, 3], "gamma": 1, "xi": 2, "pi1": "0.5"}
 DEGEN = {"m1": [3, 0], "m2": [0, 3], "gamma": 0, "xi": 2, "pi1": "0.5"}
@@ -678,15 +678,17 @@ def _check_44(params, ctx):
     limit = fstar - target_offset
     Ls = params.get("Ls", [64, 256, 1024])
     R = int(params.get("replicates", 2000))
+    fam = AlphaFamily()
     st = finite_prompt_study(tf.noisy_mixture(), U1, V1, z, Ls, R, ctx.int_seed("mc"), limit=limit,
-                             constants=finite_prompt_constants(tf.noisy_mixture(), U1, V1, z))
+                             constants=finite_prompt_constants(tf.noisy_mixture(), U1, V1, z),
+                             family=fam.sub("finite-prompt-study", 1.0))
     ev["finite_prompt"] = st
-    mc_ok = bool(st["bias_test_at_largest_L"]["passed"] and st["mse_test_at_largest_L"]["passed"]
-                 and st["slope_contains_minus_half"])
-    ok = status == "proven" and rt["passed"] and mc_ok
+    ev["alpha"] = fam.ledger()
+    mc_v = st["verdict"]  # the study's three tests share this claim's whole alpha (fam)
+    ok = status == "proven" and rt["passed"] and mc_v == "confirmed"
     if ok:
         return Outcome("verified", ev)
-    return Outcome("refuted" if (status == "refuted" or not rt["passed"] or not mc_ok) else "inconclusive", ev)
+    return Outcome("refuted" if (status == "refuted" or not rt["passed"] or mc_v == "refuted") else "inconclusive", ev)
 
 
 register(Claim(
