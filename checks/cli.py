@@ -125,9 +125,19 @@ def _table(results):
     return "\n".join(lines)
 
 
+def _summary_line(counts: dict, doc: dict, args) -> str:
+    """One line: the number of claims per verdict, surviving controls, time, seed, profile."""
+    from softmix.checks.registry import VERDICTS
+
+    parts = ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
+    strict = " (strict: inconclusive fails)" if args.strict else ""
+    return (f"{parts}; {counts['controls_survived']} control(s) survived; exit {doc['exit_code']}{strict}; "
+            f"total {doc['seconds']:.1f}s, seed {args.seed}, profile {args.profile}")
+
+
 def _cmd_verify(args):
     from softmix.checks.registry import load_all
-    from softmix.checks.runner import exit_code, run_claims, versions
+    from softmix.checks.runner import exit_code, run_claims, verdict_counts, versions
 
     claims = load_all(args.plugin)
     ids = args.claims or list(claims)
@@ -149,8 +159,10 @@ def _cmd_verify(args):
     t0 = time.perf_counter()
     results = run_claims(ids, args.profile, args.seed, args.workers, config, _progress(args.quiet, args.verbose),
                          scheduler=args.scheduler)
+    counts = verdict_counts(results)
     doc = {"claims": results, "seed": args.seed, "profile": args.profile, "versions": versions(),
-           "exit_code": exit_code(results), "seconds": round(time.perf_counter() - t0, 3)}
+           "exit_code": exit_code(results, args.strict), "strict": bool(args.strict), "counts": counts,
+           "seconds": round(time.perf_counter() - t0, 3)}
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(doc, fh, indent=1)
@@ -160,7 +172,7 @@ def _cmd_verify(args):
         write_report(doc, args.report)
     if not args.quiet:
         print(_table(results))
-        print(f"total {doc['seconds']:.1f}s, seed {args.seed}, profile {args.profile}")
+        print(_summary_line(counts, doc, args))
     return doc["exit_code"]
 
 
@@ -350,6 +362,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--report", help="write a self-contained HTML report")
     sp.add_argument("--quiet", action="store_true")
     sp.add_argument("--verbose", action="store_true")
+    sp.add_argument("--strict", action="store_true",
+                    help="exit 1 also when a claim is inconclusive (default: only refuted/error/surviving control)")
     sp.add_argument("--scheduler", metavar="ADDRESS",
                     help="run on a dask.distributed cluster: a scheduler address (tcp://host:8786) or 'local'")
     _plugin_option(sp)

@@ -10,7 +10,7 @@ import traceback
 
 from .registry import Context, Outcome, load_all
 
-__all__ = ["run_claim", "run_claims", "versions", "claim_passed", "exit_code"]
+__all__ = ["run_claim", "run_claims", "versions", "claim_passed", "exit_code", "verdict_counts"]
 
 
 def _jsonable(x):
@@ -75,12 +75,26 @@ def run_claim(claim_id: str, profile: str = "quick", seed: int = 0, overrides: d
             "negative_controls": controls, "seconds": round(time.perf_counter() - t0, 3)}
 
 
-def claim_passed(res: dict) -> bool:
-    return res["verdict"] not in ("refuted", "error") and all(c["refuted"] for c in res["negative_controls"])
+def claim_passed(res: dict, strict: bool = False) -> bool:
+    """A claim passes unless it is refuted or errored or a control survived; with ``strict``,
+    ``inconclusive`` fails too."""
+    bad = ("refuted", "error", "inconclusive") if strict else ("refuted", "error")
+    return res["verdict"] not in bad and all(c["refuted"] for c in res["negative_controls"])
 
 
-def exit_code(results: list[dict]) -> int:
-    return 0 if all(claim_passed(r) for r in results) else 1
+def exit_code(results: list[dict], strict: bool = False) -> int:
+    return 0 if all(claim_passed(r, strict) for r in results) else 1
+
+
+def verdict_counts(results: list[dict]) -> dict:
+    """{verdict: number of claims} for every verdict (zeros included), plus surviving controls."""
+    from .registry import VERDICTS
+
+    counts = {v: 0 for v in VERDICTS}
+    for r in results:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    counts["controls_survived"] = sum(not c["refuted"] for r in results for c in r["negative_controls"])
+    return counts
 
 
 def run_claims(ids, profile="quick", seed=0, workers=1, config=None, progress=None, scheduler=None,

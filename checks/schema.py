@@ -43,6 +43,11 @@ VERIFY_SCHEMA = {
         "exit_code": {"type": "integer", "enum": [0, 1]},
         "seconds": {"type": "number"},
         "scheduler": {"type": ["string", "null"]},
+        "strict": {"type": "boolean"},
+        "counts": {"type": "object", "required": ["verified", "confirmed", "refuted", "inconclusive", "error",
+                                                  "controls_survived"],
+                   "properties": {k: {"type": "integer"} for k in ("verified", "confirmed", "refuted", "inconclusive",
+                                                                   "error", "controls_survived")}},
     },
 }
 
