@@ -81,22 +81,42 @@ def random_matrix(rng: np.random.Generator, rows: int, cols: int, num: int = 3, 
             for _ in range(rows)]
 
 
+def _exact_rank(M) -> int:
+    """Rank of a matrix of Fractions by exact Gaussian elimination."""
+    A = [list(r) for r in M]
+    rank, rows, cols = 0, len(A), len(A[0]) if A else 0
+    for c in range(cols):
+        piv = next((r for r in range(rank, rows) if A[r][c] != 0), None)
+        if piv is None:
+            continue
+        A[rank], A[piv] = A[piv], A[rank]
+        for r in range(rows):
+            if r != rank and A[r][c] != 0:
+                f = A[r][c] / A[rank][c]
+                A[r] = [a - f * b for a, b in zip(A[r], A[rank])]
+        rank += 1
+    return rank
+
+
 def random_mixture(rng: np.random.Generator, K: int, D: int, degenerate: bool = True,
                    shared: bool = False) -> GaussianMixture:
-    """Seeded rational mixture; with ``degenerate`` the last component has rank D - 1 (or 0 if
-    D = 1)."""
+    """Seeded rational mixture.  Every covariance has rank exactly D, except, with ``degenerate``,
+    the last one, whose rank is exactly D - 1 (0 if D = 1).  (A factor of deficient rank is
+    redrawn from the same stream, so the draws are unchanged whenever the first factor is fine.)"""
     raw = [int(rng.integers(1, 10)) for _ in range(K)]
     w = [Fraction(r, sum(raw)) for r in raw]
     means = random_matrix(rng, K, D, 3, 2)
 
     def cov(rank):
-        Lf = random_matrix(rng, D, D, 2, 2)
-        for i in range(D):
-            Lf[i][i] += 1
-        for i in range(D):
-            for j in range(rank, D):
-                Lf[i][j] = Fraction(0)
-        return _cov_from_factor(Lf, D)
+        while True:
+            Lf = random_matrix(rng, D, D, 2, 2)
+            for i in range(D):
+                Lf[i][i] += 1
+            for i in range(D):
+                for j in range(rank, D):
+                    Lf[i][j] = Fraction(0)
+            if _exact_rank(Lf) == rank:
+                return _cov_from_factor(Lf, D)
 
     if shared:
         G = cov(D)

@@ -1,12 +1,25 @@
+"""Hypothesis profiles, each derived from a built-in one (``register_profile(name, parent=...)``):
+
+* ``default`` (local runs): the built-in default, 12 examples, no deadline;
+* ``ci`` (when ``CI`` is set): the built-in ``ci`` profile (derandomized, no deadline, print_blob),
+  25 examples;
+* ``full``: the built-in default with 300 examples, no deadline.
+
+``SOFTMIX_HYPOTHESIS_PROFILE`` picks one explicitly.
+"""
 import os
 
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("default", max_examples=12, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("full", max_examples=300, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+_builtin_default = settings.get_profile("default")
+_builtin_ci = settings.get_profile("ci")
+_quiet_slow = [HealthCheck.too_slow]
+
+settings.register_profile("softmix-default", parent=_builtin_default, max_examples=12, deadline=None,
+                          suppress_health_check=_quiet_slow)
+settings.register_profile("softmix-ci", parent=_builtin_ci, max_examples=25)
+settings.register_profile("full", parent=_builtin_default, max_examples=300, deadline=None,
+                          suppress_health_check=_quiet_slow)
+PROFILES = {"default": "softmix-default", "ci": "softmix-ci", "full": "full"}
 _profile = os.environ.get("SOFTMIX_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default")
-settings.load_profile(_profile)
+settings.load_profile(PROFILES.get(_profile, _profile))

@@ -92,6 +92,10 @@ def test_kl_estimator_matches_population_gap_at_large_L():
     assert np.allclose(F.kl_bernoulli_logit(t, f), direct) and np.all(F.kl_bernoulli_logit(t, f) >= 0)
 
 
+#: claims whose verdict and controls this file asserts (tests/claim_shards.py skips them: no double runs)
+CLAIMS = ["lda-finite-prompt"]
+
+
 def test_claim_quick_confirmed_controls_refuted():
     r = run_claim("lda-finite-prompt", profile="quick", seed=1)
     assert r["verdict"] == "confirmed", r["evidence"].get("passed")

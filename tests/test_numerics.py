@@ -42,7 +42,11 @@ def test_json_roundtrip_keeps_40_digits(tmp_path):
     assert mix.weights[0] == Fraction(w)
     mix.save(tmp_path / "n.json")
     assert GaussianMixture.load(tmp_path / "n.json") == mix
-    assert rest
+    # the complement is exact at 40 digits (a float round trip would lose it), and the saved file
+    # keeps every digit of the first weight
+    assert mix.weights[1] == 1 - Fraction(w) == Fraction(rest)
+    saved = json.loads((tmp_path / "n.json").read_text())
+    assert Fraction(str(saved["weights"][0])) == Fraction(w)
 
 
 def test_numpy_and_mpmath_agree_and_log_space_is_stable():

@@ -1,0 +1,89 @@
+"""Every registered claim runs with its negative controls in CI (quick profile).
+
+The registry is iterated, so claims that other modules or plugins register later are covered
+without editing this file.  Claims whose verdict and controls a section test already asserts
+(the ``CLAIMS`` / ``CERT_IDS`` lists of the modules in ``SECTION_TESTS``) are skipped here, so no
+claim runs twice in one test session.  The remaining claims are split into ``N_SHARDS`` shards by a
+stable hash of their id; each shard file runs ``softmix verify IDS --workers 2 --json`` as a real
+process (so CI also exercises the verify command) and asserts, per claim: decided (verified or
+confirmed) and every control refuted.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import zlib
+
+import pytest
+
+N_SHARDS = 2
+SEED = 20261130
+#: section test modules with a CLAIMS (or CERT_IDS) list of claims they run with their controls
+SECTION_TESTS = ("test_beyond", "test_certificates", "test_denoising", "test_lda", "test_lda_dynamics",
+                 "test_lda_landscape", "test_lda_finite_prompt")
+
+
+def covered_elsewhere() -> set[str]:
+    ids: set[str] = set()
+    for name in SECTION_TESTS:
+        mod = importlib.import_module(name)
+        ids |= set(getattr(mod, "CLAIMS", ())) | set(getattr(mod, "CERT_IDS", ()))
+    return ids
+
+
+def registered() -> list[str]:
+    from softmix.checks.registry import load_all
+
+    return list(load_all())
+
+
+def shard_of(cid: str) -> int:
+    return zlib.crc32(cid.encode()) % N_SHARDS
+
+
+def shard_ids(k: int) -> list[str]:
+    skip = covered_elsewhere()
+    return [c for c in registered() if c not in skip and shard_of(c) == k]
+
+
+_RESULTS: dict[int, dict] = {}
+
+
+def shard_results(k: int, tmp_root) -> dict:
+    """Run shard ``k`` once per session as a ``softmix verify`` process; {claim id: result}."""
+    if k not in _RESULTS:
+        ids = shard_ids(k)
+        out = os.path.join(str(tmp_root), f"shard{k}.json")
+        cmd = [sys.executable, "-m", "softmix", "verify", *ids, "--profile", "quick", "--seed", str(SEED),
+               "--workers", "2", "--quiet", "--json", out]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)
+        assert r.returncode in (0, 1), r.stderr[-3000:]
+        with open(out) as fh:
+            doc = json.load(fh)
+        from softmix.checks.schema import validate
+
+        validate(doc)
+        _RESULTS[k] = {c["id"]: c for c in doc["claims"]}
+    return _RESULTS[k]
+
+
+def check_claim(res: dict):
+    assert res["verdict"] in ("verified", "confirmed"), (res["verdict"], json.dumps(res["evidence"])[:2000])
+    assert res["negative_controls"], f"{res['id']} has no negative control"
+    for c in res["negative_controls"]:
+        assert c["verdict"] == "refuted" and c["refuted"], (res["id"], c["id"], json.dumps(c["evidence"])[:1500])
+
+
+def make_test(k: int):
+    """The parametrized test of shard ``k`` (one test per claim, one verify process per shard)."""
+    ids = shard_ids(k)
+
+    @pytest.mark.parametrize("cid", ids or [pytest.param(None, marks=pytest.mark.skip(reason="empty shard"))])
+    def test_registered_claim_and_controls(cid, tmp_path_factory):
+        root = tmp_path_factory.getbasetemp()
+        check_claim(shard_results(k, root)[cid])
+
+    return test_registered_claim_and_controls
