@@ -2,7 +2,7 @@
 
 The registry is iterated, so claims that other modules or plugins register later are covered
 without editing this file.  Claims whose verdict and controls a section test already asserts
-(the ``CLAIMS`` / ``CERT_IDS`` lists of the modules in ``SECTION_TESTS``) are skipped here, so no
+(the ``CLAIMS`` / ``CERT_IDS`` / ``CLAIMS_ALSO_RUN`` lists of the modules in ``SECTION_TESTS``) are skipped here, so no
 claim runs twice in one test session.  The remaining claims are split into ``N_SHARDS`` shards by a
 stable hash of their id; each shard file runs ``softmix verify IDS --workers 2 --json`` as a real
 process (so CI also exercises the verify command) and asserts, per claim: decided (verified or
@@ -22,7 +22,7 @@ import pytest
 N_SHARDS = 2
 SEED = 20261130
 #: section test modules with a CLAIMS (or CERT_IDS) list of claims they run with their controls
-SECTION_TESTS = ("test_beyond", "test_certificates", "test_denoising", "test_lda", "test_lda_dynamics",
+SECTION_TESTS = ("test_beyond", "test_certificates", "test_cli", "test_denoising", "test_lda", "test_lda_dynamics",
                  "test_lda_landscape", "test_lda_finite_prompt")
 
 
@@ -30,7 +30,8 @@ def covered_elsewhere() -> set[str]:
     ids: set[str] = set()
     for name in SECTION_TESTS:
         mod = importlib.import_module(name)
-        ids |= set(getattr(mod, "CLAIMS", ())) | set(getattr(mod, "CERT_IDS", ()))
+        for attr in ("CLAIMS", "CERT_IDS", "CLAIMS_ALSO_RUN"):
+            ids |= set(getattr(mod, attr, ()))
     return ids
 
 
@@ -72,6 +73,9 @@ def shard_results(k: int, tmp_root) -> dict:
 
 def check_claim(res: dict):
     assert res["verdict"] in ("verified", "confirmed"), (res["verdict"], json.dumps(res["evidence"])[:2000])
+    led = res["evidence"].get("alpha")
+    if isinstance(led, dict) and "family_alpha" in led:  # an AlphaFamily ledger: within the claim's 1e-3
+        assert led["family_alpha"] <= 1e-3 * (1 + 1e-12) and led["spent"] <= led["family_alpha"] * (1 + 1e-12), led
     assert res["negative_controls"], f"{res['id']} has no negative control"
     for c in res["negative_controls"]:
         assert c["verdict"] == "refuted" and c["refuted"], (res["id"], c["id"], json.dumps(c["evidence"])[:1500])

@@ -97,6 +97,10 @@ def test_claims_and_controls(cid):
     assert r["negative_controls"] and all(c["refuted"] for c in r["negative_controls"])
 
 
+#: run with their controls by a dedicated test below (tests/claim_shards.py skips them)
+CLAIMS_ALSO_RUN = ["lemma-b.8"]
+
+
 def test_lemma_b8_typo_is_a_finding_and_the_printed_form_is_refuted():
     from softmix.checks.runner import run_claim
     r = run_claim("lemma-b.8", profile="quick", seed=1)
