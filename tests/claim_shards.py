@@ -2,7 +2,7 @@
 
 The registry is iterated, so claims that other modules or plugins register later are covered
 without editing this file.  Claims whose verdict and controls a section test already asserts
-(the ``CLAIMS`` / ``CERT_IDS`` / ``CLAIMS_ALSO_RUN`` lists of the modules in ``SECTION_TESTS``) are skipped here, so no
+(the lists named in ``CLAIM_LISTS`` of the modules in ``SECTION_TESTS``) are skipped here, so no
 claim runs twice in one test session.  The remaining claims are split into ``N_SHARDS`` shards by a
 stable hash of their id; each shard file runs ``softmix verify IDS --workers 2 --json`` as a real
 process (so CI also exercises the verify command) and asserts, per claim: decided (verified or
@@ -23,15 +23,17 @@ import pytest
 N_SHARDS = 2
 SEED = 20261130
 #: section test modules with a CLAIMS (or CERT_IDS) list of claims they run with their controls
-SECTION_TESTS = ("test_beyond", "test_certificates", "test_cli", "test_denoising", "test_lda", "test_lda_dynamics",
-                 "test_lda_landscape", "test_lda_finite_prompt")
+SECTION_TESTS = ("test_beyond", "test_certificates", "test_cli", "test_coverage", "test_denoising", "test_lda",
+                 "test_lda_dynamics", "test_lda_landscape", "test_lda_finite_prompt")
+#: module attributes naming the claims a section test runs with their controls
+CLAIM_LISTS = ("CLAIMS", "CERT_IDS", "CLAIMS_ALSO_RUN", "NEW_CLAIMS")
 
 
 def covered_elsewhere() -> set[str]:
     ids: set[str] = set()
     for name in SECTION_TESTS:
         mod = importlib.import_module(name)
-        for attr in ("CLAIMS", "CERT_IDS", "CLAIMS_ALSO_RUN"):
+        for attr in CLAIM_LISTS:
             ids |= set(getattr(mod, attr, ()))
     return ids
 
