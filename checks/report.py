@@ -135,6 +135,8 @@ def write_report(doc: dict, path: str) -> int:
             f"<h1>softmix verification report</h1>"
             f"<p>Gabet, Boursier &amp; Boyer (2026) and neighbouring results. Exit code {doc.get('exit_code')}; "
             f"{len(doc['claims'])} claims; {'complete' if complete else 'INCOMPLETE: some checks errored'}.</p>"
+            + (("<p><b>Counts:</b> " + html.escape(", ".join(f"{v} {k}" for k, v in doc["counts"].items())) + "</p>")
+               if isinstance(doc.get("counts"), dict) else "") +
             f"<h2>Environment</h2><pre>{html.escape(json.dumps(env, indent=1))}</pre>"
             f"<h2>Verdicts</h2><table><tr><th>claim</th><th>verdict</th><th>controls refuted</th><th>source</th><th>s</th></tr>"
             + "".join(rows) + "</table><h2>Claims</h2>" + "".join(sections)
