@@ -198,6 +198,8 @@ def _check_cov(params, ctx):
           "rule": "z-tests (Bonferroni over the cross-block entries and the output MSE, family-wise alpha = 1e-3) of the "
                   "1/L-extrapolated L Cov(T^0, T^1) and L E||sum_h W_h (T_L^h - T^h)||^2 against C_01 and sum tr(W C W^T); "
                   "the SymPy derivation of C_01 and b_0 from the MGF must be proven"}
+    if test.get("passed") is None:  # zero or non-finite standard error: cannot decide
+        return Outcome("inconclusive", ev)
     return Outcome("confirmed" if ok else "refuted", ev)
 
 
@@ -252,6 +254,8 @@ def _check_expansion(params, ctx):
                   "L (R_L - R_inf), one query (mixture tokens) and query-averaged (Gaussian tokens, closed form; "
                   "lambda* < 1/4 so that the averaged remainder is O(1/L)), against K; the SymPy delta-method derivation "
                   "must be proven"}
+    if test.get("passed") is None:  # zero or non-finite standard error: cannot decide
+        return Outcome("inconclusive", ev)
     return Outcome("confirmed" if ok else "refuted", ev)
 
 
@@ -346,6 +350,8 @@ def _check_threshold(params, ctx):
                    "integration of the per-query K(z) over queries (z-test, alpha/2); above: the coefficient is infinite and "
                    "the (1 - alpha/2) CI of the log-log slope of E||yhat_L - yhat_inf||^2 overlaps the secant band of "
                    "L^(-1/(2 lambda*)) (ln L)^b, |b - beta| <= allowance (the unknown (1 + c/ln L) correction), and excludes -1")}
+    if t_below.get("passed") is None:  # zero or non-finite standard error: cannot decide
+        return Outcome("inconclusive", ev)
     return Outcome("confirmed" if ok else "refuted", ev)
 
 
@@ -410,6 +416,8 @@ def _check_icl(params, ctx):
           "K_compared": pred, "per_L": rows, "extrapolated": ext, "test": test,
           "rule": "z-test of the 1/L-extrapolated control-variate estimate of L (R_L - R_inf) against the closed-form K "
                   "(alpha = 1e-3)"}
+    if test.get("passed") is None:  # zero or non-finite standard error: cannot decide
+        return Outcome("inconclusive", ev)
     return Outcome("confirmed" if test["passed"] else "refuted", ev)
 
 
@@ -589,6 +597,8 @@ def _check_lda(params, ctx):
                   "(an independent simulator) against K_LDA (Monte Carlo over queries of the variance constant; "
                   "combined standard error); theta must lie on E1 and lambda* < 1/4 (finite-variance query average, "
                   "O(1/L) remainder)"}
+    if test.get("passed") is None:  # zero or non-finite standard error: cannot decide
+        return Outcome("inconclusive", ev)
     return Outcome("confirmed" if ok else "refuted", ev)
 
 
