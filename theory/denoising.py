@@ -488,45 +488,64 @@ def prop_4_4_derivation(d: int = 2, equal_norm: bool = True) -> Derivation:
 
 # --- Lemma C.7: multi-layer linear attention ---------------------------------------------------------
 def lemma_c7_derivation(d: int = 2, layers: int = 2, heads_per_layer: int = 1,
-                        pushforward: bool = True) -> DenoisingDerivation:
+                        pushforward: bool = True, weights=None, means=None) -> DenoisingDerivation:
     """A stack of linear-attention layers (with residual), each acting on the push-forward of the
-    prompt by the previous layers: derived = (Jacobian of the output in z, output - Jacobian z),
-    stated = (product of the per-layer matrices I + sum_h V_h M_l U_h, 0), M_l the current second
-    moment.  The Fig. 2 mixture with symbolic S = s I, generic U and scalar V = v I keep the
-    polynomial sizes small (each decide() < 3 s)."""
-    from .attention import linear_attention_derived, linear_attention_stated
-    s = sp.Symbol("s", positive=True)
-    w = [sp.Rational(1, 2), sp.Rational(1, 2)]
-    means = [sp.Matrix([3, 0] + [0] * (d - 2)), sp.Matrix([0, 3] + [0] * (d - 2))]
+    prompt by the previous layers (Lemma C.7).
+
+    derived = (Jacobian of the output in z, output - Jacobian z), where every layer's second
+    moment is the Hessian at t = 0 of the generating function of the pushed-forward token,
+    t -> E exp(t^T J z') = MGF_mu(J^T t) (Hessian taken for a generic W, then W = J), J the Jacobian of the network built so far (the same
+    map the query goes through, so tokens are pushed forward by the derived network itself);
+    stated = (product of the per-layer matrices I + sum_h V_h M_l U_h, 0), M_l the closed-form
+    second moment sum_k pi_k (A m_k m_k^T A^T + A S A^T) of the hand-written push-forward mixture.
+    The two sides share nothing but the mixture and the head symbols.  The default mixture has
+    unequal weights (2/5, 3/5) and unequal-norm means so that no term cancels; S = (7/3) I, generic U
+    and scalar V = v I keep the polynomial sizes small."""
+    from .attention import second_moment_derived
+    from .mixtures import mgf
+    s = sp.Rational(7, 3)  # a generic noise level (a symbol here makes the proof ~4x slower)
+    w = list(weights) if weights is not None else [sp.Rational(2, 5), sp.Rational(3, 5)]
+    if means is None:
+        means = [sp.Matrix([3, 0] + [0] * (d - 2)), sp.Matrix([-1, 2] + [0] * (d - 2))]
     z = vector_symbols("z", d)
+    t = vector_symbols("t", d)
+    mix0 = noisy_mixture(w, means, s * sp.eye(d))
+    # generating function of a linearly pushed-forward token W z' (W generic, substituted by each
+    # layer's Jacobian): t -> MGF_mu(W^T t); its Hessian at t = 0 is the second moment
+    W = matrix_symbols("W", d)
+    pushed_moment = sp.hessian(mgf(mix0, W.T * t), list(t)).subs({ti: 0 for ti in t})
     A_total = sp.eye(d)
     out = z
-    mix = noisy_mixture(w, means, s * sp.eye(d))
-    mix0 = mix
+    mix = mix0  # stated side's hand-written push-forward mixture
     for l in range(layers):
         heads = [(matrix_symbols(f"U{l}{h}", d), sp.Symbol(f"v{l}{h}", real=True) * sp.eye(d))
                  for h in range(heads_per_layer)]
+        # derived: second moment of the pushed-forward token from its generating function
+        if l == 0:
+            M_der = second_moment_derived(mix0)
+        else:
+            M_der = pushed_moment.xreplace(dict(zip(W, out.jacobian(z))))
         new = out
         for U, V in heads:
-            # layer 1: second moment derived from the MGF; later layers: the closed form on the
-            # push-forward mixture (proven separately in Sec. 2 claims), to keep sizes small
-            op = linear_attention_derived if l == 0 else linear_attention_stated
-            new = new + op(mix, U, V, out)
+            new = new + V * M_der * U * out
+        # stated: product of I + sum_h V_h M_l U_h with M_l in closed form on the push-forward mixture
         src = mix if pushforward else mix0  # control: ignore the push-forward in the stated product
         M = sum((p * (m * m.T + c) for p, m, c in zip(src.weights, src.means, src.covariances)), sp.zeros(d))
         A_l = sp.eye(d) + sum((V * M * U for U, V in heads), sp.zeros(d))
         A_total = A_l * A_total
+        mix = SymbolicMixture(mix.weights, [A_l * m for m in mix.means] if pushforward else mix.means,
+                              [A_l * c * A_l.T for c in mix.covariances] if pushforward else mix.covariances)
         out = new
-        M_true = sum((p * (m * m.T + c) for p, m, c in zip(mix.weights, mix.means, mix.covariances)), sp.zeros(d))
-        A_true = sp.eye(d) + sum((V * M_true * U for U, V in heads), sp.zeros(d))
-        mix = SymbolicMixture(mix.weights, [A_true * m for m in mix.means], [A_true * c * A_true.T for c in mix.covariances])
     J = out.jacobian(z)
     return DenoisingDerivation(
         name=f"Lemma C.7: {layers}-layer linear attention is a linear map z -> A z, d={d}",
         source="Gabet-Boursier-Boyer 2026, Lemma C.7",
-        derived=sp.Matrix.hstack(J, out - J * z), stated=sp.Matrix.hstack(A_total, sp.zeros(d, 1)),
+        # both sides are polynomials: expanding them (exact) lets the difference cancel term by term
+        derived=sp.Matrix.hstack(J, out - J * z).applyfunc(sp.expand),
+        stated=sp.Matrix.hstack(A_total, sp.zeros(d, 1)).applyfunc(sp.expand),
         assumptions=("mu_Z Gaussian mixture", "linear attention T_lin[mu](z) = V E[z'z'^T] U z",
-                     "layer l sees the prompt pushed forward by layers < l"),
+                     "layer l sees the prompt pushed forward by layers < l",
+                     "derived side: moments from the generating function of the pushed-forward token"),
     )
 
 
