@@ -27,6 +27,8 @@ from softmix.numerics.mixture import parse_number
 from softmix.numerics.precision import to_mpf as _mp, workdps
 from softmix.theory import denoising as TD
 
+from .. import configs as C
+from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
 from ..rules import AlphaFamily, residual_test
 
@@ -123,7 +125,30 @@ def _findings(*items):
     return [i for i in items if i]
 
 
+def _draw_task(equal_norms: bool, gamma_zero: bool = False, dims=(2, 3), gamma_ne_xi: bool = True):
+    """Drawn Section 4 task (issue 11): pi1 away from 1/2, gamma and xi generic (gamma != xi unless
+    not required), unequal-norm means unless the statement assumes equal norms (then equal norms,
+    generic otherwise: m1 != +-m2 in general)."""
+    def draw(rng, params, i):
+        d = int(dims[int(rng.integers(len(dims)))])
+        m = C.means(rng, 2, d, equal_norms=equal_norms)
+        xi = C.rational(rng, 0.6, 2.5, 1)
+        g = "0" if gamma_zero else C.rational(rng, 0.4, 2.5, 1, avoid=(xi,) if gamma_ne_xi else ())
+        return {"m1": m[0], "m2": m[1], "gamma": g, "xi": xi, "pi1": C.weights(rng, 2)[0]}
+    return draw
+
+
+def _draw_lambda(rng, params, i):
+    """prop-4.3: every branch -- lambda = 1 exactly, lambda < 1, lambda > 1 (other than the paper's)."""
+    if i == 1:
+        return {"lambda": "1"}
+    if i == 2:
+        return {"lambda": C.rational(rng, 0.3, 0.95, 2)}
+    return {"lambda": C.rational(rng, 1.05, 2.5, 2, avoid=(1.5,))}
+
+
 # ---------------------------------------------------------------------------------------------
+@generic(_draw_task(equal_norms=False))
 def _check_c1(params, ctx):
     keys = ["c1", "display"] if ctx.variant is None else ["c1-no-offset"]
     status, rows, secs = _symbolic(keys)
@@ -169,6 +194,7 @@ register(Claim(
 
 
 # ---------------------------------------------------------------------------------------------
+@generic(_draw_task(equal_norms=False))
 def _check_c2(params, ctx):
     t = _task(params)
     if ctx.variant == "gamma-zero-low-noise":
@@ -221,6 +247,7 @@ register(Claim(
 
 
 # ---------------------------------------------------------------------------------------------
+@generic(_draw_task(equal_norms=True))
 def _check_eq11(params, ctx):
     t = _task(params)
     if not t.equal_norm and ctx.variant is None:
@@ -267,6 +294,7 @@ def _two_heads_sym(t: DenoisingTask, variant=None):
     return [(U1, V1), (U2, V2)]
 
 
+@generic(_draw_task(equal_norms=True, dims=(2,)))
 def _check_thm41(params, ctx):
     t = _task(params)
     if not t.equal_norm:
@@ -337,6 +365,7 @@ def _c4_generic():
     return [str(e) for e in e1], [str(r) for r in r1], [str(e) for e in e2], [str(r) for r in r2]
 
 
+@generic(_draw_task(equal_norms=True, dims=(2,)))
 def _check_c4(params, ctx):
     t = _task(params)
     if not t.equal_norm:
@@ -404,6 +433,7 @@ def _random_equal_norm_task(rng, d, opposite=False):
     return DenoisingTask(tuple(m1), tuple(m2), g, x, p)
 
 
+@generic(_draw_task(equal_norms=True))
 def _check_c5(params, ctx):
     t = _task(params)
     if not t.equal_norm:
@@ -449,6 +479,7 @@ register(Claim(
 
 
 # ---------------------------------------------------------------------------------------------
+@generic(_draw_task(equal_norms=True, gamma_zero=True, dims=(2,)))
 def _check_c3(params, ctx):
     t = _task(params)
     if t.gamma != 0:
@@ -483,6 +514,7 @@ register(Claim(
 
 
 # ---------------------------------------------------------------------------------------------
+@generic(_draw_task(equal_norms=True))
 def _check_c6(params, ctx):
     t = _task(params)
     dps = 30
@@ -549,6 +581,7 @@ register(Claim(
 
 
 # ---------------------------------------------------------------------------------------------
+@generic(_draw_lambda, quick=2, full=3)
 def _check_43(params, ctx):
     lam = parse_number(params.get("lambda"), "prop-4.3: lambda")
     if lam <= 0:
@@ -576,8 +609,11 @@ def _check_43(params, ctx):
             ev["predicted"] = 1.5
             ok &= bool(abs(vals[-1] - 1.5) < 1e-2 and abs(vals[-1] - 1.5) < abs(vals[0] - 1.5))
         elif lam_f < 1:
-            tr = u_iterates(lam_f, 0.9, 400)
+            # stop before lambda^(2n) underflows double precision (small lambda: u_n ~ lambda^(2n))
+            n_ratio = int(min(400, 125 / -math.log10(lam_f)))
+            tr = u_iterates(lam_f, 0.9, n_ratio)
             ratio = tr[-1] / tr[-2]
+            ev["ratio_iterations"] = n_ratio
             ev["geometric_ratio"] = f"{ratio:.10g}"
             ev["predicted_ratio_lambda2"] = f"{lam_f ** 2:.10g}"
             ok &= abs(ratio - lam_f**2) < 1e-6

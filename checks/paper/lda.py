@@ -20,6 +20,8 @@ from softmix.numerics.errors import InputError
 from softmix.numerics.precision import workdps
 from softmix.theory import lda as T
 
+from .. import configs as C
+from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
 from ..rules import residual_test
 
@@ -63,6 +65,17 @@ def _sym_outcome(derivs, ctx, extra=None):
 
 def _f(x, k=12):
     return mpm.nstr(x, k) if isinstance(x, mpm.mpf) else float(x)
+
+
+def draw_lda(rng, params, i, key="lda"):
+    """Drawn LDA configuration (issue 11), same dimension as the given one: pi_+ away from 1/2,
+    means of unequal norms (never m1 = -m_-1), non-isotropic full-rank Gamma with non-zero
+    off-diagonal entries -- none of the coincidences of the paper's C1 (equal norms, Gamma = I)."""
+    base = params.get(key, N.C1)
+    d = len(base["m1"])
+    m = C.means(rng, 2, d, norm_range=(0.5, 2.0))
+    G = C.spd(rng, d)
+    return {key: {"m1": m[0], "m_1": m[1], "Gamma": G, "pi_plus": C.weights(rng, 2, away=0.15)[0]}}
 
 
 LDA_DEFAULT = {"lda": N.C1}
@@ -126,6 +139,7 @@ B3_CASES = [N.C1,  # case 1
             {"m1": ["0.5", 1, 0], "m_1": [0, -1, 2], "Gamma": [[3, 1, 0], [1, 2, 0], [0, 0, 1]], "pi_plus": "0.3"}]
 
 
+@generic(draw_lda)
 def _chk_b3(p, ctx):
     cfgs = [p["lda"]] + (B3_CASES if p.get("all_cases", True) else [])
     ds, cases = [], []
@@ -242,6 +256,7 @@ def _fd_check(P, ctx, dps, n):
     return tg, tH, [str(x) for x in th]
 
 
+@generic(draw_lda)
 def _chk_b11(p, ctx):
     ds = [T.lemma_b11_derivation(variant=ctx.variant)]
     out = _sym_outcome(ds, ctx)
@@ -297,6 +312,7 @@ def _nullity(eigs, dps, scale, gap=mpm.mpf("1e-8")):
     return len(null), (min(rest, key=abs) if rest else None), all(abs(e) > gap for e in rest), tol
 
 
+@generic(draw_lda)
 def _chk_b4(p, ctx):
     P = _prob(p)
     dps, n = p["dps"], p["nodes"]
@@ -362,6 +378,7 @@ def _rand_theta_exact(rng, d, v21_zero=False):
     return U, u, v, r()
 
 
+@generic(draw_lda)
 def _chk_32(p, ctx):
     rng = ctx.rng("rank")
     rows, ok = [], True
@@ -391,6 +408,7 @@ reg("lemma-3.2", "DPhi^* injective iff m1 != -m_-1 and v21 != 0", "Lemma 3.2 / B
     [("no-v21-condition", "claims full rank also on {v21 = 0}")], defaults={"lda": N.C1, "points": 3})
 
 
+@generic(draw_lda)
 def _chk_b13(p, ctx):
     P = _prob(p)
     dps, n, d = p["dps"], p["nodes"], P.d

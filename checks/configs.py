@@ -1,0 +1,297 @@
+"""Generic configurations by construction, drawn from the run's seed (issue 11).
+
+A claim decided only on a paper's configuration is blind to every term that vanishes there
+(equal-norm means, weights 1/2, symmetric matrices, tilts so small that log-space never
+matters, ...).  This module draws configurations where no such coincidence holds and runs a
+claim's own check on each, next to the configuration it was given:
+
+* draws (``mixture``, ``weights``, ``means``, ``spd``, ``matrix``, ``vector``, ``large_scores``,
+  ``rational``) are seeded by :func:`configuration_rng`, a stream keyed on (seed, claim id,
+  "configuration", index) only: the same seed gives the same configurations, a different seed
+  different ones, and a negative control is decided on exactly the configurations the claim is.
+  Numbers are short decimals written as strings, so they parse exactly (Fractions) wherever a
+  check works in exact or arbitrary-precision arithmetic.
+* :func:`combine` merges per-configuration verdicts (refuted if any configuration refutes; else
+  error if any errored; else inconclusive if any is; else confirmed if any is numeric; else
+  verified).  :func:`combine_control` is the rule for a negative control: it counts as refuted
+  only if it is refuted on *every* configuration, so a control that a drawn configuration lets
+  through shows up as a surviving control, not as a pass.
+* :func:`generic` wraps a check ``check(params, ctx)``: it runs it on the given parameters
+  ("paper", or "given" when the user overrode them) and on ``n`` drawn parameter sets
+  (``draw(rng, params, i) -> overrides``; 1 in the quick profile, 3 in full by default) and
+  records every configuration tried in ``evidence["configurations"]`` as
+  ``{"name", "values", "verdict"}`` (values: the overrides, the paper's being ``{}``).
+
+The engine knows nothing of the paper: draws are about mixtures and matrices, not claims.
+"""
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+
+import numpy as np
+
+from .registry import Context, Outcome
+
+__all__ = ["configuration_rng", "n_draws", "rational", "weights", "means", "spd", "matrix", "vector",
+           "mixture", "large_scores", "combine", "combine_control", "record", "generic"]
+
+_ORDER = ("refuted", "error", "inconclusive", "confirmed", "verified")
+
+
+def configuration_rng(ctx: Context, index: int, *keys) -> np.random.Generator:
+    """Stream for drawn configuration ``index`` of ``ctx``'s claim: depends on (seed, claim id,
+    index, keys), never on the control variant or the profile."""
+    base = Context(ctx.claim_id, "any", ctx.seed)
+    return base.rng("configuration", int(index), *keys)
+
+
+def n_draws(ctx: Context, quick: int = 1, full: int = 3) -> int:
+    return int(full if ctx.full else quick)
+
+
+# ---- draws ----------------------------------------------------------------------------------------
+def rational(rng, low: float, high: float, digits: int = 2, avoid=()) -> str:
+    """A decimal string in [low, high] with ``digits`` decimals, away (>= 10^-digits) from
+    every value in ``avoid``."""
+    q = 10**digits
+    for _ in range(1000):
+        v = Fraction(int(rng.integers(int(np.ceil(low * q)), int(np.floor(high * q)) + 1)), q)
+        if all(abs(v - Fraction(a).limit_denominator(10**9)) >= Fraction(1, q) for a in avoid):
+            break
+    return _dec(v, digits)
+
+
+def _dec(v: Fraction, digits: int = 2) -> str:
+    q = 10**digits
+    n = round(v * q)
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    s = f"{sign}{n // q}.{n % q:0{digits}d}".rstrip("0").rstrip(".")
+    return s if s not in ("-0", "") else "0"
+
+
+def weights(rng, K: int, away: float = 0.1, digits: int = 2) -> list[str]:
+    """Mixture weights summing to one exactly, each >= away, no two equal and none equal to
+    1/K (so that 'pi = 1/2' or 'equal weights' never holds by accident)."""
+    q = 10**digits
+    lo = int(np.ceil(away * q))
+    for _ in range(1000):
+        cuts = np.sort(rng.choice(np.arange(lo, q - lo + 1), size=K - 1, replace=False)) if K > 1 else np.array([])
+        parts = np.diff(np.concatenate([[0], cuts, [q]])).astype(int)
+        if K == 1:
+            return ["1"]
+        if parts.min() >= lo and len(set(parts.tolist())) == K and all(abs(p * K - q) >= K for p in parts):
+            return [_dec(Fraction(int(p), q), digits) for p in parts]
+    raise RuntimeError("could not draw weights")  # pragma: no cover
+
+
+def vector(rng, D: int, low: float = -2.0, high: float = 2.0, norm_range=None, digits: int = 2) -> list[str]:
+    """A vector with no zero entry; ``norm_range=(a, b)`` rescales (approximately) to a norm
+    in [a, b] before rounding."""
+    while True:
+        v = rng.uniform(low, high, size=D)
+        if norm_range is not None:
+            v = v / np.linalg.norm(v) * rng.uniform(*norm_range)
+        out = [_dec(Fraction(float(x)).limit_denominator(10**digits * 10), digits) for x in v]
+        if all(s != "0" for s in out):
+            return out
+
+
+def means(rng, K: int, D: int, norm_range=(0.5, 2.5), equal_norms: bool = False, min_ratio: float = 1.2,
+          digits: int = 2) -> list[list[str]]:
+    """K means in R^D.  ``equal_norms=False`` (default): the largest norm is at least
+    ``min_ratio`` times the smallest.  ``equal_norms=True``: exactly equal norms (integer
+    coordinates from Pythagorean-type sums when D >= 2, else opposite signs) -- generic within
+    the symmetry otherwise (not collinear for D >= 2, not opposite)."""
+    if equal_norms:
+        return _equal_norm_means(rng, K, D)
+    while True:
+        ms = [vector(rng, D, norm_range=norm_range, digits=digits) for _ in range(K)]
+        norms = [np.linalg.norm([float(x) for x in m]) for m in ms]
+        if K == 1 or max(norms) >= min_ratio * min(norms):
+            return ms
+
+
+_EQUAL_NORM_2D = [(3, 4), (4, 3), (0, 5), (5, 0), (3, -4), (-4, 3), (-3, 4), (4, -3), (-5, 0), (0, -5), (-3, -4), (-4, -3)]
+
+
+def _signed_perms(v):
+    import itertools
+    out = set()
+    for p in itertools.permutations(v):
+        for sg in itertools.product((1, -1), repeat=len(v)):
+            out.add(tuple(a * b for a, b in zip(p, sg)))
+    return sorted(out)
+
+
+_EQUAL_NORM = {2: _signed_perms((3, 4)), 3: _signed_perms((1, 2, 2))}
+
+
+def _equal_norm_means(rng, K, D):
+    """Exactly equal norms, pairwise neither equal nor opposite nor collinear (D >= 2); every
+    coordinate non-zero when D <= 3 (signed permutations of (3, 4) or (1, 2, 2))."""
+    if D == 1:
+        if K > 2:
+            raise ValueError("at most two distinct equal-norm means in dimension 1")
+        r = rational(rng, 0.5, 2.5)
+        return [[r], ["-" + r]][:K]
+    base = _EQUAL_NORM[min(D, 3)]
+    scale = Fraction(int(rng.integers(2, 9)), 10 if D == 2 else 5)
+    for _ in range(1000):
+        idx = rng.choice(len(base), size=K, replace=False)
+        vs = [base[int(i)] for i in idx]
+        ok = all(any(a[i] * b[j] - a[j] * b[i] for i in range(len(a)) for j in range(i + 1, len(a)))
+                 for x, a in enumerate(vs) for b in vs[x + 1:])
+        if ok:
+            break
+    out = []
+    for a in vs:
+        v = [Fraction(x) * scale for x in a] + [Fraction(0)] * (D - len(a))
+        out.append([_dec(x, 3) if (x * 1000).denominator == 1 else str(x) for x in v])
+    return out
+
+
+def spd(rng, D: int, rank: int | None = None, scale_range=(0.3, 2.0), digits: int = 2) -> list[list[str]]:
+    """A symmetric positive semi-definite matrix L L^T, L D x rank with short decimal entries
+    (exact), non-isotropic (distinct eigenvalues almost surely) and, for rank < D, singular."""
+    r = D if rank is None else int(rank)
+    while True:
+        Lm = [[Fraction(int(rng.integers(-10, 11)), 10) for _ in range(r)] for _ in range(D)]
+        M = [[sum(Lm[i][k] * Lm[j][k] for k in range(r)) for j in range(D)] for i in range(D)]
+        Mf = np.array([[float(x) for x in row] for row in M])
+        ev = np.linalg.eigvalsh(Mf)
+        if np.linalg.matrix_rank(Mf, tol=1e-9) != r:
+            continue
+        if D > 1 and np.min(np.diff(ev)) < 0.05:
+            continue
+        if r == D and ev.min() < 0.1 * scale_range[0]:
+            continue
+        if any(M[i][j] != 0 for i in range(D) for j in range(D) if i != j) or D == 1:
+            return [[_dec(x, 2 * digits) if (x * 10**(2 * digits)).denominator == 1 else str(x) for x in row] for row in M]
+
+
+def matrix(rng, rows: int, cols: int | None = None, low: float = -1.0, high: float = 1.0, symmetric: bool = False,
+           min_asymmetry: float = 0.1, digits: int = 2) -> list[list[str]]:
+    """A dense matrix; when square and not ``symmetric``, ||A - A^T||_max >= min_asymmetry so
+    that a transpose is never invisible."""
+    cols = rows if cols is None else cols
+    while True:
+        A = [[rational(rng, low, high, digits) for _ in range(cols)] for _ in range(rows)]
+        if symmetric:
+            return [[A[min(i, j)][max(i, j)] for j in range(cols)] for i in range(rows)]
+        if rows != cols or rows == 1:
+            return A
+        Af = np.array([[float(x) for x in r] for r in A])
+        if np.max(np.abs(Af - Af.T)) >= min_asymmetry:
+            return A
+
+
+def mixture(rng, K: int, D: int, singular: int = 1, shared: bool = False, equal_norms: bool = False,
+            norm_range=(0.5, 2.5), away: float = 0.1) -> dict:
+    """A JSON mixture {"weights", "means", "covariances"}: distinct weights away from 1/K,
+    unequal-norm means (unless ``equal_norms``), non-isotropic covariances, ``singular`` of
+    them rank-deficient (rank D - 1, or 0 when D = 1 is impossible: rank 1 then)."""
+    w = weights(rng, K, away)
+    m = means(rng, K, D, norm_range, equal_norms)
+    if shared:
+        G = spd(rng, D)
+        covs = [G for _ in range(K)]
+    else:
+        covs = [spd(rng, D, rank=(max(1, D - 1) if k < singular and D > 1 else None)) for k in range(K)]
+    return {"weights": w, "means": m, "covariances": covs}
+
+
+def large_scores(rng, n: int, low: float = 1000.0, high: float = 5000.0) -> list[str]:
+    """Scores in the thousands (where exp overflows in double precision and only a log-space
+    evaluation survives), with distinct values and both signs."""
+    out = []
+    while len(out) < n:
+        v = rational(rng, low, high, 1)
+        v = v if rng.random() < 0.5 else "-" + v
+        if v not in out:
+            out.append(v)
+    return out
+
+
+# ---- combining verdicts ---------------------------------------------------------------------------
+def combine(verdicts) -> str:
+    """refuted if any configuration refutes; else error if any errored; else inconclusive if any
+    is; else confirmed if any is (numeric evidence somewhere); else verified."""
+    vs = list(verdicts)
+    if not vs:
+        return "inconclusive"
+    for v in _ORDER:
+        if v in vs:
+            return v
+    raise ValueError(f"unknown verdicts {vs}")
+
+
+def combine_control(verdicts) -> str:
+    """A negative control is refuted only if refuted on every configuration; otherwise the
+    combination of the configurations that did not refute it (the control survived there)."""
+    vs = list(verdicts)
+    if vs and all(v == "refuted" for v in vs):
+        return "refuted"
+    return combine([v for v in vs if v != "refuted"])
+
+
+def record(evidence: dict, rows: list[dict]) -> dict:
+    """Put the configurations tried into ``evidence["configurations"]`` (list of {name, values,
+    verdict[, evidence]}) and return the evidence."""
+    evidence["configurations"] = rows
+    return evidence
+
+
+def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
+    """Decorator: decide ``check`` on the given parameters and on drawn configurations.
+
+    ``draw(rng, params, i)`` returns the parameter overrides of drawn configuration ``i`` (1-based)
+    or ``None`` to skip it.  The returned outcome's evidence is the given configuration's, plus
+    ``configurations`` (every configuration with its verdict; a drawn one's own evidence under
+    ``evidence`` when ``keep_evidence``) and ``combined_rule``.
+    """
+    def deco(check):
+        @functools.wraps(check)
+        def wrapper(params, ctx):
+            from .registry import REGISTRY
+
+            claim = REGISTRY.get(ctx.claim_id)
+            paper = claim is not None and params == claim.params(ctx.profile)
+            first = check(params, ctx)
+            rows = [{"name": "paper" if paper else "given", "values": {}, "verdict": first.verdict}]
+            verdicts = [first.verdict]
+            for i in range(1, n_draws(ctx, quick, full) + 1):
+                over = draw(configuration_rng(ctx, i), dict(params), i)
+                if over is None:
+                    continue
+                p = {**params, **over}
+                try:
+                    out = check(p, ctx)
+                except Exception as e:  # a crash on a drawn configuration is an error, never a pass
+                    out = Outcome("error", {"exception": f"{type(e).__name__}: {e}"})
+                row = {"name": f"drawn-{i}", "values": over, "verdict": out.verdict}
+                if keep_evidence:
+                    row["evidence"] = out.evidence
+                rows.append(row)
+                verdicts.append(out.verdict)
+            rule = combine_control if ctx.variant else combine
+            ev = dict(first.evidence)
+            findings = list(ev.get("findings", []))
+            for r in rows[1:]:
+                if r["verdict"] == "refuted" and not ctx.variant:
+                    ev.setdefault("refuted_on", []).append(r["name"])
+                for f in (r.get("evidence") or {}).get("findings", []) if not ctx.variant else []:
+                    findings.append({"configuration": r["name"], **f} if isinstance(f, dict) else
+                                    {"configuration": r["name"], "finding": f})
+            if findings:
+                ev["findings"] = findings
+            ev["configurations"] = rows
+            ev["combined_rule"] = ("control: refuted only if refuted on every configuration" if ctx.variant else
+                                   "refuted if any configuration refutes; else error, inconclusive, confirmed, "
+                                   "verified in that order")
+            return Outcome(rule(verdicts), ev)
+
+        wrapper.generic_draw = draw
+        return wrapper
+    return deco
