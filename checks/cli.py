@@ -89,6 +89,7 @@ def _cmd_show(args):
         print(f"{c.id}: {c.title}\n  source: {c.source}\n  kind: {c.kind}\n  statement: {c.statement}")
         for a in c.assumptions:
             print(f"  assumption: {a}")
+        print(f"  independence: {c.independence or 'not documented'}")
         print("  parameters (paper defaults): " + json.dumps(c.defaults, default=str))
         for k, v in c.profiles.items():
             print(f"  profile {k}: " + json.dumps(v, default=str))

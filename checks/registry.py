@@ -93,6 +93,9 @@ class Claim:
     controls: tuple = ()
     derivations: Callable | None = None  # () -> list[theory.derivation.Derivation]
     kind: str = "numeric"  # symbolic | numeric | monte-carlo | experiment
+    #: what the derived side is computed from, what the stated side is computed from, and what
+    #: they share ("derived side: ...; stated side: ...; shared: nothing"); shown by ``softmix show``
+    independence: str = ""
 
     def params(self, profile: str, overrides: dict | None = None) -> dict:
         p = dict(self.defaults)

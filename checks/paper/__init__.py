@@ -40,3 +40,8 @@ for _m in MODULES:
     importlib.import_module(f"{__name__}.{_m}")
 
 importlib.import_module(f"{__name__}.statements")
+
+from ..registry import REGISTRY as _REGISTRY  # noqa: E402
+from .independence import apply as _apply_independence  # noqa: E402
+
+_apply_independence(_REGISTRY)

@@ -565,7 +565,11 @@ register(Claim(
 def _check_c7(params, ctx):
     status, rows, secs = _symbolic(["c7"] if ctx.variant is None else ["c7-no-pushforward"])
     v = {"proven": "verified", "refuted": "refuted", "unproven": "inconclusive"}[status]
-    return Outcome(v, {"derivations": rows, "symbolic_seconds": secs})
+    # the derivation is generic by construction (symbolic U_l, v_l; weights 2/5, 3/5; unequal norms)
+    conf = [{"name": "generic-by-construction", "values": {"weights": ["2/5", "3/5"], "means": [[3, 0], [-1, 2]],
+                                                           "S": "7/3 I", "U": "symbolic", "V": "symbolic v I"},
+             "verdict": v}]
+    return Outcome(v, {"derivations": rows, "symbolic_seconds": secs, "configurations": conf})
 
 
 register(Claim(
