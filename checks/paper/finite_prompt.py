@@ -19,6 +19,8 @@ from softmix.numerics.attention import log_gates, tilted_moments
 from softmix.numerics.finite_prompt import finite_prompt_constants, finite_prompt_constants_mp, simulate_outputs
 from softmix.numerics.mixture import GaussianMixture, parse_number
 
+from .. import configs as C
+from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
 from ..rules import AlphaFamily, InverseLRule, SlopeRule, Threshold, ZTest, combine
 
@@ -40,6 +42,54 @@ def _config(params):
     V = np.array([[float(parse_number(v, "V")) for v in r] for r in params["V"]])
     z = np.array([float(parse_number(v, "z")) for v in params["z"]])
     return mix, U, V, z
+
+
+def _draw(rng, params, i):
+    """Drawn finite-prompt configuration (issue 11): a generic two-component mixture in the given
+    dimension (weights away from 1/2, unequal-norm means, non-isotropic covariances, one of rank
+    D - 1), a NON-symmetric U (so a transposed U changes the tilt a = U z), a dense V with the
+    given shape and a query z; redrawn until rho(a) lies in [1.2, 3] so that the tilt matters but
+    the L grid stays in the first-order regime."""
+    D = len(params["z"])
+    p = len(params["V"])
+    for _ in range(200):
+        mixj = C.mixture(rng, 2, D, singular=1, norm_range=(0.5, 1.5))
+        U = C.matrix(rng, D, D, -0.7, 0.7, min_asymmetry=0.3)
+        V = C.matrix(rng, p, D, -1.2, 1.2)
+        z = C.vector(rng, D, -1.2, 1.2)
+        over = {"mixture": mixj, "U": U, "V": V, "z": z}
+        mix, Uf, Vf, zf = _config({**params, **over})
+        if 1.2 <= finite_prompt_constants(mix, Uf, Vf, zf)["rho"] <= 3.0:
+            return over
+    return None
+
+
+def _mp_crosscheck(check):
+    """The float64 constants used as predictions must agree with the arbitrary-precision path the
+    CLI uses (``finite_prompt_constants_mp``, 30 digits) to 1e-9 relative; otherwise refuted."""
+    import functools
+
+    import mpmath as mpm
+
+    @functools.wraps(check)
+    def wrapper(params, ctx):
+        mix, U, V, z = _config(params)
+        c = finite_prompt_constants(mix, U, V, z)
+        cm = finite_prompt_constants_mp(mix, U, V, z, dps=30)
+        worst = 0.0
+        for k in ("rho", "bias", "covariance", "limit"):
+            a = np.atleast_1d(np.asarray(c[k], float)).ravel()
+            b = cm[k]
+            b = np.array([float(b[i, j]) for i in range(b.rows) for j in range(b.cols)]) if isinstance(b, mpm.matrix) \
+                else np.array([float(b)])
+            worst = max(worst, float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b))))))
+        agree = {"max_relative_difference": worst, "tolerance": 1e-9, "passed": worst <= 1e-9}
+        if not agree["passed"]:
+            return Outcome("refuted", {"float64_vs_mp_constants": agree})
+        out = check(params, ctx)
+        out.evidence["float64_vs_mp_constants"] = agree
+        return out
+    return wrapper
 
 
 _CACHE: dict = {}
@@ -73,6 +123,8 @@ COV_RELATIVE_MARGIN = 0.25     # fp-covariance: half-width / largest |predicted|
 
 
 # ---- fp-lln -----------------------------------------------------------------------------------
+@generic(_draw)
+@_mp_crosscheck
 def _check_lln(params, ctx):
     mix, U, V, z = _config(params)
     c = finite_prompt_constants(mix, U, V, z)
@@ -108,6 +160,8 @@ register(Claim(
 
 
 # ---- fp-bias ----------------------------------------------------------------------------------
+@generic(_draw)
+@_mp_crosscheck
 def _check_bias(params, ctx):
     mix, U, V, z = _config(params)
     c = finite_prompt_constants(mix, U, V, z)
@@ -147,6 +201,8 @@ register(Claim(
 
 
 # ---- fp-covariance ---------------------------------------------------------------------------
+@generic(_draw)
+@_mp_crosscheck
 def _check_cov(params, ctx):
     mix, U, V, z = _config(params)
     c = finite_prompt_constants(mix, U, V, z)
