@@ -1,0 +1,165 @@
+"""Generic configurations drawn from the run's seed (issue 11, checks/configs.py), the evidence
+listing every configuration, and the per-claim independence line."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from softmix.checks import configs as C
+from softmix.checks.registry import Context, load_all
+from softmix.checks.runner import run_claim
+
+
+def _F(s):
+    return Fraction(s)
+
+
+# ---- draws ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", [0, 1, 17])
+def test_draws_are_generic(seed):
+    rng = C.configuration_rng(Context("c", "quick", seed), 1)
+    for K in (2, 3):
+        w = [_F(x) for x in C.weights(rng, K)]
+        assert sum(w) == 1 and len(set(w)) == K and all(x != Fraction(1, K) for x in w)
+    m = [[_F(x) for x in v] for v in C.means(rng, 2, 3)]
+    n = sorted(float(np.linalg.norm([float(x) for x in v])) for v in m)
+    assert n[1] >= 1.2 * n[0] - 1e-9
+    for D in (2, 3):
+        e = [[_F(x) for x in v] for v in C.means(rng, 2, D, equal_norms=True)]
+        assert sum(x * x for x in e[0]) == sum(x * x for x in e[1])
+        assert e[0] != e[1] and e[0] != [-x for x in e[1]]
+    A = np.array([[float(x) for x in r] for r in C.matrix(rng, 3)])
+    assert np.max(np.abs(A - A.T)) >= 0.1
+    G = np.array([[float(x) for x in r] for r in C.spd(rng, 3, rank=2)])
+    assert np.allclose(G, G.T) and np.linalg.matrix_rank(G, tol=1e-9) == 2
+    ev = np.linalg.eigvalsh(np.array([[float(x) for x in r] for r in C.spd(rng, 3)]))
+    assert ev.min() > 0 and np.min(np.diff(ev)) > 0.01  # non-isotropic
+    s = [float(x) for x in C.large_scores(rng, 4)]
+    assert all(1000 <= abs(x) <= 5000 for x in s) and len(set(s)) == 4
+
+
+def test_stream_ignores_variant_and_profile():
+    a = C.configuration_rng(Context("c", "quick", 5), 1).integers(0, 10**9, 4)
+    b = C.configuration_rng(Context("c", "full", 5, variant="control"), 1).integers(0, 10**9, 4)
+    c = C.configuration_rng(Context("c", "quick", 6), 1).integers(0, 10**9, 4)
+    d = C.configuration_rng(Context("c", "quick", 5), 2).integers(0, 10**9, 4)
+    assert (a == b).all() and not (a == c).all() and not (a == d).all()
+
+
+def test_combination_rules():
+    assert C.combine(["verified", "confirmed"]) == "confirmed"
+    assert C.combine(["verified", "verified"]) == "verified"
+    assert C.combine(["confirmed", "inconclusive"]) == "inconclusive"
+    assert C.combine(["inconclusive", "refuted", "error"]) == "refuted"
+    assert C.combine(["confirmed", "error"]) == "error"
+    assert C.combine_control(["refuted", "refuted"]) == "refuted"
+    assert C.combine_control(["refuted", "confirmed"]) == "confirmed"  # the control survived somewhere
+    assert C.combine_control(["refuted", "inconclusive"]) == "inconclusive"
+
+
+# ---- the engine run lists the configurations, seeded --------------------------------------------
+def _configs(res):
+    return [(c["name"], json.dumps(c["values"], sort_keys=True), c["verdict"]) for c in res["evidence"]["configurations"]]
+
+
+def test_evidence_lists_configurations_seeded():
+    load_all()
+    r1 = run_claim("remark-c.2", "quick", seed=101)
+    r1b = run_claim("remark-c.2", "quick", seed=101)
+    r2 = run_claim("remark-c.2", "quick", seed=102)
+    c1, c1b, c2 = _configs(r1), _configs(r1b), _configs(r2)
+    assert c1[0][0] == "paper" and c1[0][1] == "{}" and c1[1][0] == "drawn-1"
+    assert c1 == c1b
+    assert c1[1][1] != c2[1][1]
+    drawn = r1["evidence"]["configurations"][1]["values"]
+    assert _F(drawn["pi1"]) != Fraction(1, 2)
+    assert sum(_F(x) ** 2 for x in drawn["m1"]) != sum(_F(x) ** 2 for x in drawn["m2"])
+    # the control is decided on the same configurations, and refuted on each
+    ctl = r1["negative_controls"][0]
+    assert [c["name"] for c in ctl["evidence"]["configurations"]] == [c[0] for c in c1]
+    assert all(c["verdict"] == "refuted" for c in ctl["evidence"]["configurations"])
+    assert r1["verdict"] == "confirmed" and ctl["refuted"]
+
+
+def test_lambda_branches_all_decided():
+    load_all()
+    r = run_claim("prop-4.3", "quick", seed=3)
+    lams = [c["values"].get("lambda", "1.5") for c in r["evidence"]["configurations"]]
+    assert "1" in lams and any(Fraction(x) < 1 for x in lams) and any(Fraction(x) > 1 for x in lams)
+    assert r["verdict"] == "confirmed"
+
+
+def test_planted_fault_invisible_on_paper_config_is_caught(monkeypatch):
+    """Drop the prior log pi_k from the reference denoiser: on the paper's pi1 = 1/2 the fault
+    vanishes, so only a drawn configuration (pi1 != 1/2) can refute it."""
+    import softmix.checks.paper.denoising as PD
+    import softmix.numerics.denoising as ND
+
+    orig = ND.bayes_denoiser_mp
+
+    def no_prior(task, z, dps=50):
+        return orig(task.with_(pi1=Fraction(1, 2)), z, dps)
+
+    monkeypatch.setattr(ND, "bayes_denoiser_mp", no_prior)
+    monkeypatch.setattr(PD, "bayes_denoiser_mp", no_prior)
+    load_all()
+    r = run_claim("remark-c.2", "quick", seed=7)
+    confs = r["evidence"]["configurations"]
+    assert confs[0]["name"] == "paper" and confs[0]["verdict"] == "confirmed"
+    assert any(c["verdict"] == "refuted" for c in confs[1:])
+    assert r["verdict"] == "refuted"
+
+
+def test_planted_transpose_caught_on_nonsymmetric_U(monkeypatch):
+    """Transpose U in the production constants: invisible for the paper's symmetric U = 0.6 I,
+    caught on a drawn non-symmetric U (the float64 and mpmath paths then disagree)."""
+    import softmix.checks.paper.finite_prompt as PF
+    import softmix.numerics.finite_prompt as NF
+
+    orig = NF.finite_prompt_constants
+
+    def transposed(mix, U, V, z):
+        return orig(mix, np.asarray(U, float).T, V, z)
+
+    monkeypatch.setattr(PF, "finite_prompt_constants", transposed)
+    load_all()
+    params = dict(load_all()["fp-bias"].params("quick"), reps=200)
+    from softmix.checks.registry import REGISTRY
+    out = REGISTRY["fp-bias"].check(params, Context("fp-bias", "quick", 11))
+    confs = out.evidence["configurations"]
+    assert out.evidence["float64_vs_mp_constants"]["passed"]  # paper's symmetric U: invisible
+    assert confs[1]["verdict"] == "refuted"
+    assert out.verdict == "refuted"
+
+
+# ---- independence --------------------------------------------------------------------------------
+def test_every_claim_documents_independence():
+    claims = load_all()
+    for cid, c in claims.items():
+        if c.section == "user":
+            continue
+        line = c.independence
+        assert "derived side:" in line and "stated side:" in line and "shared:" in line, cid
+
+
+def test_show_prints_independence_as_a_process():
+    env = dict(os.environ)
+    p = subprocess.run([sys.executable, "-m", "softmix", "show", "lemma-c.7", "--no-derivation"],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert p.returncode == 0, p.stderr
+    assert "independence: derived side: each layer's second moment from the generating function" in p.stdout
+
+
+def test_lemma_c7_derived_side_independent_of_stated_pushforward():
+    """The derived side no longer reads the hand-written push-forward: breaking it in the stated
+    product (the control) is refuted, the honest stack is proven."""
+    from softmix.theory import denoising as TD
+
+    assert TD.lemma_c7_derivation().decide(seed=1)[0] == "proven"
+    assert TD.lemma_c7_derivation(pushforward=False).decide(seed=1)[0] == "refuted"
