@@ -163,3 +163,32 @@ def test_lemma_c7_derived_side_independent_of_stated_pushforward():
 
     assert TD.lemma_c7_derivation().decide(seed=1)[0] == "proven"
     assert TD.lemma_c7_derivation(pushforward=False).decide(seed=1)[0] == "refuted"
+
+
+# ---- reference paths exercised -------------------------------------------------------------------
+def test_coarse_quadrature_makes_the_verdict_inconclusive():
+    """lemma-b.4 with a 6-node rule: the quadrature error estimate exceeds the rule's bound, so
+    the verdict is inconclusive on every configuration (never refuted, never confirmed)."""
+    load_all()
+    r = run_claim("lemma-b.4", "quick", seed=1, overrides={"nodes": 6})
+    assert r["verdict"] == "inconclusive"
+    assert {c["verdict"] for c in r["evidence"]["configurations"]} == {"inconclusive"}
+
+
+def test_large_scores_case_catches_a_naive_softmax(monkeypatch):
+    """prop-2.1's scores-in-the-thousands case passes with the log-space gates and fails when the
+    float64 gates forget to subtract the maximum (exp overflows)."""
+    import softmix.numerics.attention as NA
+    from softmix.checks.paper.attention import _large_scores_case
+
+    ctx = Context("prop-2.1", "quick", 5)
+    ok = _large_scores_case(ctx, 3, 40)
+    assert ok["passed"] and ok["max_abs_score"] >= 1000
+
+    def naive(scores):
+        with np.errstate(all="ignore"):
+            return np.log(np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True))
+
+    monkeypatch.setattr(NA, "log_gates", naive)
+    bad = _large_scores_case(ctx, 3, 40)
+    assert not bad["passed"] and not bad["production_float64"]["passed"]

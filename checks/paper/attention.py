@@ -10,6 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import mpmath as mpm
+import numpy as np
 import sympy as sp
 
 from softmix.numerics import attention as NA
@@ -161,9 +162,71 @@ def _check_prop21(params, ctx):
                 test["passed"] = test["passed"] and ptest["passed"]
         num_rows.append({"check": "exact grad Lambda(Uz) at rationals", "dim": D, **test})
         num_ref |= not test["passed"]
+    row = _large_scores_case(ctx, params["components"], dps)
+    num_rows.append(row)
+    num_ref |= not row["passed"]
     num_ok = not (num_ref or num_inc)
-    ev = {"symbolic": sym_rows, "numeric": num_rows, "rule": "residual <= 10^(10-dps) * scale at dps digits"}
+    ev = {"symbolic": sym_rows, "numeric": num_rows, "rule": "residual <= 10^(10-dps) * scale at dps digits",
+          "configurations": [{"name": r.get("check", "case"), "values": {k: r[k] for k in ("mixture", "U", "V", "z")
+                                                                          if k in r}, "verdict": "refuted" if not r.get("passed", True) else "passed"}
+                             for r in num_rows]}
     return _combine(sym_ok or not derivs, sym_ref, num_ok, num_ref, num_inc, ev)
+
+
+def _large_scores_case(ctx, K, dps):
+    """Scores in the thousands (issue 11): a drawn rational mixture and a non-symmetric U scaled
+    by an integer until max_k |score_k| >= 1000, where exp overflows in float64 and only a
+    log-space evaluation survives.  The stated eq. (2) (SymPy, exact inputs, dps digits) is
+    compared with the CGF-gradient reference, and the production paths -- float64
+    softmax_attention / gates and mpmath softmax_attention_mp / gates_mp -- with it.  The draw
+    does not depend on the control variant, so controls are decided on the same configuration."""
+    from ..configs import configuration_rng
+
+    rng = configuration_rng(ctx, 0, "large-scores")
+    D = 2
+    mix = random_mixture(rng, K, D, degenerate=True)
+    while True:
+        U0 = random_matrix(rng, D, D, 3, 2)
+        if U0[0][1] != U0[1][0]:
+            break
+    V = random_matrix(rng, D, D, 3, 4)
+    z = [v if v != 0 else Fraction(1, 2) for v in random_matrix(rng, 1, D, 2, 2)[0]]
+    zf = np.array([float(v) for v in z])
+    t = 1
+    for _ in range(40):
+        U = [[t * v for v in r] for r in U0]
+        sc, _g = NA.tilted_moments(mix, (np.array([[float(v) for v in r] for r in U]) @ zf)[None])
+        if np.max(np.abs(sc)) >= 1000:
+            break
+        t *= 2
+    smix = sym_mixture(mix)
+    a = vector_symbols("a", D)
+    Ur, Vr, zr = _R(U), _R(V), _R([[v] for v in z])
+    derived = Vr * gradient(cgf(smix, a), a).subs(dict(zip(a, Ur * zr)))
+    with workdps(dps):
+        ref = _mpcol(derived, dps)
+        stated = _mpcol(_stated(ctx.variant, smix, Ur, Vr, zr), dps)
+        test = residual_test(_maxabs(stated - ref), dps, scale=_maxabs(ref))
+        prod_mp = NA.softmax_attention_mp(mix, U, V, z, dps=dps)
+        test["production_mp"] = residual_test(_maxabs(prod_mp - ref), dps, scale=_maxabs(ref))
+        Uf = np.array([[float(v) for v in r] for r in U])
+        Vf = np.array([[float(v) for v in r] for r in V])
+        with np.errstate(all="ignore"):
+            f64 = NA.softmax_attention(mix, Uf, Vf, zf[None])[0]
+            g64 = NA.gates(mix, Uf, zf[None])[0]
+        gmp = NA.gates_mp(mix, U, z, dps=dps)
+        ok64 = bool(np.all(np.isfinite(f64)) and np.all(np.isfinite(g64)))
+        err64 = float(max(abs(mpm.mpf(float(f64[i])) - ref[i]) for i in range(len(f64)))) if ok64 else float("inf")
+        errg = float(max(abs(mpm.mpf(float(g64[k])) - gmp[k]) for k in range(len(g64)))) if ok64 else float("inf")
+        scale = float(_maxabs(ref))
+        test["production_float64"] = {"passed": ok64 and err64 <= 1e-9 * max(1.0, scale) and errg <= 1e-9,
+                                      "max_abs_error": err64, "gates_vs_gates_mp": errg,
+                                      "tolerance": "1e-9 relative (float64 log-space)"}
+    passed = test["passed"] and test["production_mp"]["passed"] and test["production_float64"]["passed"]
+    return {"check": "scores in the thousands (log-space)", "dim": D, "U_scale": t,
+            "max_abs_score": float(np.max(np.abs(sc))), **test, "passed": bool(passed),
+            "mixture": mix.to_json_obj(), "U": [[str(v) for v in r] for r in U], "V": [[str(v) for v in r] for r in V],
+            "z": [str(v) for v in z]}
 
 
 register(Claim(
