@@ -192,3 +192,30 @@ def test_large_scores_case_catches_a_naive_softmax(monkeypatch):
     monkeypatch.setattr(NA, "log_gates", naive)
     bad = _large_scores_case(ctx, 3, 40)
     assert not bad["passed"] and not bad["production_float64"]["passed"]
+
+
+GENERIC_LDA = {"m1": ["0.3", "-1.2"], "m_1": ["0.8", "0.5"], "Gamma": [["1.1", "0.3"], ["0.3", "0.6"]], "pi_plus": "0.3"}
+
+
+@pytest.mark.parametrize("cfg", ["C1", "generic"])
+def test_experiment_starts_are_checked(cfg):
+    """The starts of fig-1 / thm-3.5 (Theta1, Theta2) and fig-4 / fig-5 / thm-3.6 (T_K, Gaussian)
+    are checked against what the figure names, independently of the rate."""
+    from softmix.checks.paper.lda import start_check
+    from softmix.numerics import lda as N
+
+    P = N.LDAProblem.from_params(N.C1 if cfg == "C1" else GENERIC_LDA)
+    d = P.d
+    th1, th2 = N.construct_theta1(P), N.construct_theta2(P)
+    assert start_check(P, th1, "theta1")["passed"] and start_check(P, th2, "theta2")["passed"]
+    assert not start_check(P, th2, "theta1")["passed"] and not start_check(P, th1, "theta2")["passed"]
+    # a wrong start: v22 with the opposite sign (the b* sign slip the fig-1 evidence discusses)
+    bad = th2.copy()
+    bad[-1] = -bad[-1]
+    assert not start_check(P, bad, "theta2")["passed"]
+    ok = N.pack_theta(np.zeros((d, d)), np.zeros(d), np.ones(d), 0.0)
+    assert start_check(P, ok, "krylov")["passed"]
+    assert not start_check(P, N.pack_theta(np.zeros((d, d)), np.zeros(d), np.ones(d), 0.5), "krylov")["passed"]
+    rng = np.random.default_rng(0)
+    assert start_check(P, rng.standard_normal(N.theta_size(20)), "gaussian")["passed"]
+    assert not start_check(P, 3 * rng.standard_normal(N.theta_size(20)), "gaussian")["passed"]

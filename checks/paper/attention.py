@@ -102,7 +102,9 @@ def _combine(sym_ok, sym_refuted, num_ok, num_refuted, num_inconclusive, evidenc
 
 
 def _random_case(ctx, tag, K, D, degenerate=True, shared=False, p=None):
-    rng = ctx.rng(tag)
+    from ..configs import configuration_rng  # keyed on (seed, claim, tag), not on the control: same cases
+
+    rng = configuration_rng(ctx, 0, tag)
     mix = random_mixture(rng, K, D, degenerate=degenerate, shared=shared)
     U = [[x / 2 for x in r] for r in random_matrix(rng, D, D, 2, 4)]
     V = random_matrix(rng, p or D, D, 3, 4)

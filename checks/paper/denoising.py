@@ -433,7 +433,7 @@ def _random_equal_norm_task(rng, d, opposite=False):
     return DenoisingTask(tuple(m1), tuple(m2), g, x, p)
 
 
-@generic(_draw_task(equal_norms=True))
+@generic(lambda rng, params, i: {**_draw_task(equal_norms=True)(rng, params, i), "n_tasks": 0})
 def _check_c5(params, ctx):
     t = _task(params)
     if not t.equal_norm:

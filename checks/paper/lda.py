@@ -78,6 +78,54 @@ def draw_lda(rng, params, i, key="lda"):
     return {key: {"m1": m[0], "m_1": m[1], "Gamma": G, "pi_plus": C.weights(rng, 2, away=0.15)[0]}}
 
 
+def start_check(P, theta, kind: str, seed: int = 0) -> dict:
+    """Check an experiment's starting point, not only its rate (issue 11).
+
+    kind = "theta1": f_theta = f* (Bayes log-odds from the Gaussian densities, computed here with
+    scipy, not from the problem's Bayes coefficients) at 16 sampled x, r = 0 and s != 0;
+    "theta2": f_theta = f* and s = 0; "krylov" (fig-5 / thm-3.6 starts): blocks U11 = 0, u12 = 0,
+    v22 = 0, v21 != 0, and w = 0, s = 0 in effective coordinates; "gaussian" (fig-4): every
+    entry non-zero with sample mean and variance of a standard normal (|mean| <= 5/sqrt(n),
+    variance in [1/3, 3])."""
+    from scipy.stats import multivariate_normal as mvn
+
+    d = P.d
+    th = np.asarray(theta, float)
+    z = N.phi(P, th)
+    out = {"kind": kind}
+    ok = True
+    if kind in ("theta1", "theta2"):
+        m1, m_1, G, _L, pi, _s0 = P.arrays()
+        X = np.random.default_rng(seed).standard_normal((16, d)) * 2 + (m1 + m_1) / 2
+        bayes = (np.log(pi) - np.log(1 - pi) + mvn(m1, G).logpdf(X) - mvn(m_1, G).logpdf(X))
+        f = N.f_theta_batch(P, th, X)
+        err = float(np.max(np.abs(f - bayes)))
+        tol = 1e-8 * max(1.0, float(np.max(np.abs(bayes))))
+        out.update({"max_abs_f_minus_bayes": err, "tolerance": tol})
+        ok &= err <= tol
+        if kind == "theta1":
+            out.update({"r": float(z[d + 1]), "s_norm": float(np.linalg.norm(z[d + 2:]))})
+            ok &= abs(z[d + 1]) <= 1e-10 and np.linalg.norm(z[d + 2:]) > 1e-8
+        else:
+            out["s_norm"] = float(np.linalg.norm(z[d + 2:]))
+            ok &= np.linalg.norm(z[d + 2:]) <= 1e-10
+    elif kind == "krylov":
+        U, u, v, v22 = N.unpack_theta(th, d)
+        out.update({"U11_max": float(np.max(np.abs(U))), "u12_max": float(np.max(np.abs(u))), "v22": float(v22),
+                    "v21_norm": float(np.linalg.norm(v)), "w_norm": float(np.linalg.norm(z[:d])),
+                    "s_norm": float(np.linalg.norm(z[d + 2:]))})
+        ok &= (out["U11_max"] == 0 and out["u12_max"] == 0 and v22 == 0 and out["v21_norm"] > 0
+               and out["w_norm"] == 0 and out["s_norm"] == 0)
+    elif kind == "gaussian":
+        n = th.size
+        out.update({"mean": float(th.mean()), "variance": float(th.var()), "zeros": int(np.sum(th == 0))})
+        ok &= out["zeros"] == 0 and abs(out["mean"]) <= 5 / np.sqrt(n) and 1 / 3 <= out["variance"] <= 3
+    else:
+        raise ValueError(kind)
+    out["passed"] = bool(ok)
+    return out
+
+
 LDA_DEFAULT = {"lda": N.C1}
 LDA_SYM = {"lda": N.C2}
 
@@ -469,7 +517,10 @@ def _chk_35(p, ctx):
     d, dps, n = P.d, p["dps"], p["nodes"]
     th = N.construct_theta1(P)
     z = N.phi(P, th)
-    ev = {"theta_star": th.tolist(), "zeta_star": z.tolist(), "s_star_norm": float(np.linalg.norm(z[d + 2:]))}
+    ev = {"theta_star": th.tolist(), "zeta_star": z.tolist(), "s_star_norm": float(np.linalg.norm(z[d + 2:])),
+          "start_check": start_check(P, th, "theta1")}
+    if not ev["start_check"]["passed"]:
+        return Outcome("refuted", {**ev, "reason": "the flow's base point is not a Theta1^reg point"})
     with workdps(dps):
         thm = N._cast([mpm.mpf(x) for x in th], dps)
         # refine b, r to the exact Bayes values at dps (theta from float64): solve v22 and U11 column exactly

@@ -20,6 +20,7 @@ from softmix.numerics import lda_dynamics as D
 from softmix.numerics.precision import workdps
 
 from ..registry import Claim, Control, Outcome, register
+from .lda import start_check
 from ..rules import ALPHA, residual_test
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
@@ -317,6 +318,13 @@ def _chk_36(p, ctx):
         elif ctx.variant == "v21-zero":
             v = np.zeros(d)
         th0 = N.pack_theta(np.zeros((d, d)), np.zeros(d), v, 0.0)
+        st = start_check(P, th0, "krylov") if ctx.variant != "v21-zero" else {"passed": True, "kind": "control"}
+        if ctx.variant is None:  # the claim's start has v21 in K^perp
+            st["v21_in_K_perp"] = float(np.linalg.norm(PKf @ v)) <= 1e-10 * max(1.0, float(np.linalg.norm(v)))
+            st["passed"] = bool(st["passed"] and st["v21_in_K_perp"])
+        if not st["passed"]:
+            return Outcome("refuted", {"start_check": st, "config": name,
+                                       "reason": "the start is not on T_K with v21 in K^perp"})
         T, h = p["T"] * (p["T_scale_small"] if d < 5 else 1.0), p["h"]
         traj = D.rk4(_gradfield(P, n, None), th0, T, h, None, max(1, int(round(T / h / 100))))
         wst, bst = P.bayes()
@@ -387,6 +395,9 @@ def _chk_fig1(p, ctx):
     d, n = P.d, p["nodes"]
     th1, th2 = N.construct_theta1(P), N.construct_theta2(P)
     z1, z2 = N.phi(P, th1), N.phi(P, th2)
+    starts = {"Theta1": start_check(P, th1, "theta1"), "Theta2": start_check(P, th2, "theta2")}
+    if not all(v["passed"] for v in starts.values()):
+        return Outcome("refuted", {"start_check": starts, "reason": "a start is not the point the figure names"})
     ev = {"initialisations": {
         "Theta1": "numerics.lda.construct_theta1 (r = 0, w = w*, b = b*, s != 0; u12 = 1)",
         "Theta2": "Lemma B.3 case 1 = Table 3 row theta^(2): U11 = I, u12 = -dm/2, v21 = Gamma^-1 w*, "
@@ -420,7 +431,7 @@ def _chk_fig1(p, ctx):
         decay1 = res["Theta1"]["dist_final"] <= 0.1 * res["Theta1"]["dist_initial"]
         ok = (r1["rate"] is not None and r1["ci"][0] > 0 and decay1
               and (r2["rate"] is None or r1["ci"][0] > r2["ci"][1]))
-    ev.update({"runs": res, "rate_Theta1": r1["rate"], "rate_Theta2": r2["rate"],
+    ev.update({"runs": res, "rate_Theta1": r1["rate"], "rate_Theta2": r2["rate"], "start_check": starts,
                "rule": "fit log dist vs t (t = k*step) on t >= 0.1 T and dist > floor; Theta1: rate (1-1e-3) CI > 0, "
                        "distance divided by >= 10 over the horizon, and the rate's lower CI end above the Theta2 "
                        "rate's upper CI end (R^2 is reported, not used: transients make it seed-dependent)",
@@ -440,7 +451,7 @@ reg("fig-1", "GD converges exponentially near Theta1, markedly slower near Theta
 
 
 # ---- Figures 4 and 5 --------------------------------------------------------------------------------
-def _sgd_runs(P, p, ctx, kind, step):
+def _sgd_runs(P, p, ctx, kind, step, starts=None):
     d, n = P.d, p["nodes"]
     Rst = float(N.eff_risk(P, N.bayes_zeta(P), 0, n)[0])
     runs = []
@@ -450,6 +461,8 @@ def _sgd_runs(P, p, ctx, kind, step):
             th0 = rng.standard_normal(N.theta_size(d))
         else:
             th0 = N.pack_theta(np.zeros((d, d)), np.zeros(d), rng.standard_normal(d), 0.0)
+        if starts is not None:
+            starts.append(start_check(P, th0, "gaussian" if kind == "fig-4" else "krylov"))
         _, curve = D.sgd_fast(P, th0, step, p["steps"], p["batch"], ctx.rng("sgd", kind, r), p["eval_every"], n)
         k = np.array([c[0] for c in curve])
         ex = np.array([c[1] for c in curve]) - Rst
@@ -475,15 +488,16 @@ def _chk_fig5(p, ctx):
     if _symbal(P):
         return Outcome("inconclusive", {"assumption_violated": _symbal(P)})
     step = 0.0 if ctx.variant == "step-zero" else p["step"]
-    runs, Rst = _sgd_runs(P, p, ctx, "fig-5", step)
-    rows, ok = [], True
+    starts = []
+    runs, Rst = _sgd_runs(P, p, ctx, "fig-5", step, starts)
+    rows, ok = [], all(s_["passed"] for s_ in starts)
     for k, ex in runs:
         fin = _tail(ex)
         passed = fin <= ex[0] / 10 and fin <= p["threshold"]
         ok &= passed
         rows.append({"initial_excess": float(ex[0]), "final_excess_tail_mean": fin, "passed": bool(passed)})
     return Outcome("confirmed" if ok else "refuted", {
-        "runs": rows, "bayes_risk_quadrature": Rst,
+        "runs": rows, "bayes_risk_quadrature": Rst, "start_check": starts,
         "protocol": f"online SGD, step {step}, batch {p['batch']}, {p['steps']} steps, fresh samples; effective "
                     f"predictor w^T x + b + r sigma(s0 + s^T x); population risk by projected GH ({p['nodes']} nodes) "
                     f"every {p['eval_every']} steps; init U11 = 0, u12 = 0, v22 = 0, v21 ~ N(0, I)",
@@ -496,8 +510,11 @@ def _chk_fig4(p, ctx):
     P = N.LDAProblem.from_params(p["lda"])
     if _symbal(P):
         return Outcome("inconclusive", {"assumption_violated": _symbal(P)})
-    r4, Rst = _sgd_runs(P, p, ctx, "fig-4", p["step"])
-    r5, _ = _sgd_runs(P, p, ctx, "fig-5", p["step"])
+    starts = []
+    r4, Rst = _sgd_runs(P, p, ctx, "fig-4", p["step"], starts)
+    r5, _ = _sgd_runs(P, p, ctx, "fig-5", p["step"], starts)
+    if not all(s_["passed"] for s_ in starts):
+        return Outcome("refuted", {"start_check": starts, "reason": "an initialisation is not the one the figure names"})
     rows, A4, A5 = [], [], []
     for (k4, e4), (k5, e5) in zip(r4, r5):
         h = len(k4) // 2
