@@ -73,8 +73,17 @@ def draw_lda(rng, params, i, key="lda"):
     off-diagonal entries -- none of the coincidences of the paper's C1 (equal norms, Gamma = I)."""
     base = params.get(key, N.C1)
     d = len(base["m1"])
-    m = C.means(rng, 2, d, norm_range=(0.5, 2.0))
-    G = C.spd(rng, d)
+    # keep the classes moderately separated (Mahalanobis distance in [0.7, 2.2], Gamma's smallest
+    # eigenvalue >= 0.3) so that the fixed quadrature rules of the checks converge: a drawn
+    # configuration must be decidable, not merely generic
+    for _ in range(1000):
+        m = C.means(rng, 2, d, norm_range=(0.4, 1.5))
+        G = C.spd(rng, d)
+        Gf = np.array([[float(x) for x in r] for r in G])
+        dm = np.array([float(a) - float(b) for a, b in zip(m[0], m[1])])
+        maha = float(np.sqrt(dm @ np.linalg.solve(Gf, dm)))
+        if np.linalg.eigvalsh(Gf).min() >= 0.3 and 0.7 <= maha <= 2.2:
+            break
     return {key: {"m1": m[0], "m_1": m[1], "Gamma": G, "pi_plus": C.weights(rng, 2, away=0.15)[0]}}
 
 
@@ -360,7 +369,7 @@ def _nullity(eigs, dps, scale, gap=mpm.mpf("1e-8")):
     return len(null), (min(rest, key=abs) if rest else None), all(abs(e) > gap for e in rest), tol
 
 
-@generic(draw_lda)
+@generic(lambda rng, params, i: {**draw_lda(rng, params, i), "nodes": max(160, int(params["nodes"]))})
 def _chk_b4(p, ctx):
     P = _prob(p)
     dps, n = p["dps"], p["nodes"]
