@@ -15,7 +15,7 @@ from zlib import crc32
 
 import numpy as np
 
-from softmix.numerics.attention import log_gates, tilted_moments
+from softmix.numerics.attention import cgf, log_gates, tilted_moments
 from softmix.numerics.finite_prompt import finite_prompt_constants, finite_prompt_constants_mp, simulate_outputs
 from softmix.numerics.mixture import GaussianMixture, parse_number
 
@@ -52,14 +52,27 @@ def _draw(rng, params, i):
     the L grid stays in the first-order regime."""
     D = len(params["z"])
     p = len(params["V"])
-    for _ in range(200):
+
+    def power(pr):  # size of the effects the controls remove, for the same simulation budget
+        mix, Uf, Vf, zf = _config(pr)
+        c = finite_prompt_constants(mix, Uf, Vf, zf)
+        shift = float(np.linalg.norm(_wrong_limit_dropped_half(mix, Uf, Vf, zf) - c["limit"]))
+        a = Uf @ zf
+        k4 = float(np.exp(cgf(mix, (4 * a)[None])[0] - 4 * cgf(mix, a[None])[0]))  # M(4a)/M(a)^4
+        return c["rho"], float(np.linalg.norm(c["bias"])), shift, float(np.sqrt(np.trace(c["covariance"]))), k4
+
+    _r0, b0, w0, sd0, k40 = power(params)
+    for _ in range(1000):
         mixj = C.mixture(rng, 2, D, singular=1, norm_range=(0.5, 1.5))
         U = C.matrix(rng, D, D, -0.7, 0.7, min_asymmetry=0.3)
         V = C.matrix(rng, p, D, -1.2, 1.2)
         z = C.vector(rng, D, -1.2, 1.2)
         over = {"mixture": mixj, "U": U, "V": V, "z": z}
-        mix, Uf, Vf, zf = _config({**params, **over})
-        if 1.2 <= finite_prompt_constants(mix, Uf, Vf, zf)["rho"] <= 3.0:
+        rho, b, w, sd, k4 = power({**params, **over})
+        # decidable like the paper's configuration: the removed effects relative to the noise
+        # scale are at least those of the given configuration, and the importance weights' fourth
+        # moment M(4a)/M(a)^4 at most 4x the given one (else the L grid is pre-asymptotic)
+        if 1.2 <= rho <= 3.0 and b / sd >= b0 / sd0 and w / sd >= w0 / sd0 and k4 <= 4 * k40:
             return over
     return None
 
