@@ -369,7 +369,7 @@ def _nullity(eigs, dps, scale, gap=mpm.mpf("1e-8")):
     return len(null), (min(rest, key=abs) if rest else None), all(abs(e) > gap for e in rest), tol
 
 
-@generic(lambda rng, params, i: {**draw_lda(rng, params, i), "nodes": max(160, int(params["nodes"]))})
+@generic(lambda rng, params, i: {**draw_lda(rng, params, i), "nodes": int(params["nodes"]) * 8 // 5})  # 100 -> 160
 def _chk_b4(p, ctx):
     P = _prob(p)
     dps, n = p["dps"], p["nodes"]
