@@ -535,6 +535,8 @@ def _check_c6(params, ctx):
         worst = _mp(0)
         for _ in range(2):
             D = mpm.matrix([[_mp(int(v)) / 7 for v in rng.integers(-5, 6, size=t.d)] for _ in range(t.d)])
+            while mpm.fsum(D[i, i] for i in range(t.d)) == 0:  # isotropic M_Z (paper config): the cross
+                D = mpm.matrix([[_mp(int(v)) / 7 for v in rng.integers(-5, 6, size=t.d)] for _ in range(t.d)])  # term is ~ tr D
             vb, _e = linear_map_excess_risk_mp(t, A + D, dps, method="quad")
             Q = D * MZ * D.T
             worst = max(worst, abs(vb - val - mpm.fsum(Q[i, i] for i in range(t.d))))
