@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-__all__ = ["Derivation", "simplify_zero"]
+__all__ = ["Derivation", "simplify_zero", "exp_atoms_to_symbols"]
 
 
 def _entries(expr):
@@ -25,8 +25,8 @@ def exp_atoms_to_symbols(expr):
     exp(sum_i c_i t_i) (c_i rational, t_i monomials) becomes prod_i X_{t_i}^(c_i q_i) with
     X_t = exp(t / q_t), q_t the lcm of the denominators seen for t.  The map is a ring
     homomorphism on the exponentials present, so an identity proven for the rewritten rational
-    function holds for the original.  Terms containing a logarithm are left inside exp (SymPy
-    has already rewritten exp(log p) as p).  Sound, not complete.
+    function holds for the original.  Only real terms are rewritten (X_t > 0 fails off the real
+    line: sqrt(exp(z)) != exp(z/2) at z = 2 pi i); log terms stay in exp.  Sound, not complete.
     """
     expr = sp.sympify(expr)
     exps = [e for e in expr.atoms(sp.exp)]
@@ -38,7 +38,7 @@ def exp_atoms_to_symbols(expr):
         terms = []
         for t in sp.Add.make_args(sp.expand(e.args[0])):
             c, rest = t.as_coeff_Mul()
-            if rest.has(sp.log) or rest == 1:
+            if rest.has(sp.log) or rest == 1 or rest.is_real is not True:
                 terms.append((None, t))
                 continue
             c = sp.Rational(c)

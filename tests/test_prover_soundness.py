@@ -1,0 +1,139 @@
+"""Soundness of the symbolic prover (theory/derivation.py): it never proves a false identity.
+
+Property: whenever ``simplify_zero`` (and so ``Derivation.decide`` -> 'proven') accepts an
+expression built from exponentials with fractional, rational and symbolic exponents, square
+roots and powers x**(p/q), the expression is zero at random points of its symbols' domain,
+evaluated at 40 digits.  Most generated pairs are non-identities (a perturbed exponent), some are
+identities in disguise, so the property exercises both answers.  The pinned counterexample is the
+false identity the earlier exp-atom rewrite proved for a complex symbol.
+"""
+import random
+
+import mpmath as mpm
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from softmix.theory.derivation import Derivation, exp_atoms_to_symbols, simplify_zero
+
+x, y = sp.symbols("x y", real=True)
+p, q = sp.symbols("p q", positive=True)
+z = sp.Symbol("z")  # no assumptions: complex
+MONOMIALS = [x, y, p, x * y, x * p, z, p * z]
+RATIONALS = [sp.Rational(a, b) for a in (-3, -2, -1, 1, 2, 3, 5) for b in (1, 2, 3, 4, 6)]
+
+
+def _points(expr, rnd, n=4):
+    """Random points in each symbol's domain (complex for z, with imaginary parts large enough to
+    leave the principal branch)."""
+    syms = sorted(expr.free_symbols, key=str)
+    for _ in range(n):
+        pt = {}
+        for s in syms:
+            if s.is_positive:
+                pt[s] = sp.Rational(rnd.randint(1, 40), rnd.randint(1, 9))
+            elif s.is_real:
+                pt[s] = sp.Rational(rnd.randint(-40, 40), rnd.randint(1, 9))
+            else:
+                pt[s] = sp.Rational(rnd.randint(-20, 20), 7) + sp.I * sp.Rational(rnd.randint(-60, 60), 7)
+        yield pt
+
+
+def numerically_zero(expr, seed=0) -> bool:
+    rnd = random.Random(seed)
+    for pt in _points(expr, rnd):
+        with mpm.workdps(40):
+            v = sp.N(expr.xreplace(pt), 40)
+        if v.has(sp.nan, sp.zoo, sp.oo):
+            continue
+        if abs(complex(v)) > 1e-25:
+            return False
+    return True
+
+
+@st.composite
+def exp_factor(draw):
+    """exp(c * t) raised to a rational, symbolic or 1/2 power, or a power x**(p/q) style atom."""
+    kind = draw(st.sampled_from(["exp", "exp_pow", "sqrt_exp", "exp_sym_pow", "pos_pow", "exp_sum"]))
+    t = draw(st.sampled_from(MONOMIALS))
+    c = draw(st.sampled_from(RATIONALS))
+    r = draw(st.sampled_from(RATIONALS))
+    if kind == "exp":
+        return sp.exp(c * t)
+    if kind == "exp_pow":
+        return sp.exp(c * t) ** r
+    if kind == "sqrt_exp":
+        return sp.sqrt(sp.exp(c * t))
+    if kind == "exp_sym_pow":
+        return sp.exp(c * t) ** draw(st.sampled_from([p, q, p / q, p / 2]))
+    if kind == "pos_pow":
+        return draw(st.sampled_from([p, q])) ** draw(st.sampled_from([p / q, q / p, sp.Rational(1, 3) * p, r]))
+    t2 = draw(st.sampled_from(MONOMIALS))
+    return sp.exp(c * t + r * t2)
+
+
+def _perturb(expr, k):
+    """A (usually) false variant: one rational exponent or coefficient changed."""
+    nums = sorted({a for a in expr.atoms(sp.Rational) if a not in (0,)}, key=str)
+    if not nums:
+        return 2 * expr
+    a = nums[k % len(nums)]
+    return expr.xreplace({a: a + sp.Rational(1, 2)})
+
+
+@given(st.lists(exp_factor(), min_size=1, max_size=3), st.integers(0, 10), st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_prover_never_proves_a_false_identity(factors, k, rewrite_equal):
+    lhs = sp.Mul(*factors)
+    # the right-hand side: either the same product written differently (an identity when the
+    # rewrite is valid for the symbols' domain) or a perturbed product (a non-identity)
+    if rewrite_equal:
+        rhs = sp.Mul(*[sp.exp(sp.expand(sp.log(f), force=True)) if f.has(sp.exp) else f for f in factors])
+    else:
+        rhs = _perturb(lhs, k)
+    d = lhs - rhs
+    if simplify_zero(d):
+        assert numerically_zero(d), f"proved a false identity: {lhs} == {rhs}"
+    verdict, _ = Derivation("prop", "test", lhs, rhs).decide(seed=k)
+    if verdict == "proven":
+        assert numerically_zero(d), f"decide proved a false identity: {lhs} == {rhs}"
+
+
+@pytest.mark.parametrize("lhs,rhs", [
+    (sp.exp(x / 2) ** 2, 2 * sp.exp(x)),
+    (sp.exp(x) ** sp.Rational(1, 3), sp.exp(x / 2)),
+    (sp.exp(x / 2) * sp.exp(x / 3), sp.exp(2 * x / 3)),
+    (sp.exp(x) ** p, sp.exp(x)),
+    (sp.exp(x * p / 2), sp.exp(x * p / 3)),
+    (p ** (p / q), p ** (q / p)),
+    (sp.exp(x / 2 + y / 3), sp.exp(x / 3 + y / 2)),
+    (sp.sqrt(sp.exp(2 * z)), -sp.exp(z)),
+])
+def test_pinned_non_identities_are_not_proven(lhs, rhs):
+    assert not numerically_zero(lhs - rhs)
+    assert not simplify_zero(lhs - rhs)
+    assert Derivation("pinned", "test", lhs, rhs).decide()[0] != "proven"
+
+
+@pytest.mark.parametrize("lhs,rhs", [
+    (sp.exp(x / 2) ** 2, sp.exp(x)),
+    (sp.exp(x / 3) ** 3, sp.exp(x)),
+    (sp.exp(x / 2) * sp.exp(x / 3), sp.exp(5 * x / 6)),
+    (sp.sqrt(sp.exp(2 * x)), sp.exp(x)),  # x real: exp(2x) > 0
+    (sp.exp(x) ** p, sp.exp(p * x)),
+    (sp.exp(x) * sp.exp(-x), sp.Integer(1)),
+])
+def test_true_identities_with_fractional_exponents_are_still_proven(lhs, rhs):
+    assert numerically_zero(lhs - rhs)
+    assert simplify_zero(lhs - rhs)
+
+
+def test_pinned_counterexample_sqrt_exp_of_a_complex_symbol():
+    """sqrt(exp(z)) != exp(z/2) for complex z (at z = 2 pi i: 1 versus -1).  The exp-atom rewrite
+    used to replace exp(z/2) by a positive symbol X and sqrt(exp(z)) = sqrt(X^2) by X, proving it."""
+    d = sp.sqrt(sp.exp(z)) - sp.exp(z / 2)
+    assert sp.simplify(d.subs(z, 2 * sp.pi * sp.I)) == 2
+    assert not simplify_zero(d)
+    assert exp_atoms_to_symbols(sp.exp(z / 2)) == sp.exp(z / 2)  # a non-real exponent is not rewritten
+    assert Derivation("pinned", "test", sp.sqrt(sp.exp(z)), sp.exp(z / 2)).decide()[0] != "proven"
