@@ -272,31 +272,64 @@ def _cmd_risk(args):
 
 
 def _cmd_mutation(args):
-    from softmix.checks.mutation import FAULTS, mutation_score, require_source_checkout
+    from softmix.checks.mutation import FAULTS, generated_mutation_score, mutation_score, require_source_checkout
+    from softmix.numerics.errors import InputError
 
+    if args.sample is not None and args.sample < 1:
+        raise InputError("--sample must be a positive integer")
+    if args.jobs < 1:
+        raise InputError("--jobs must be a positive integer")
+    if args.faults and not args.named:
+        raise UsageError("--faults selects named faults: add --named")
     require_source_checkout()
 
-    faults = FAULTS
-    if args.faults:
-        wanted = set(args.faults.split(","))
-        unknown = wanted - {f.id for f in FAULTS}
-        if unknown:
-            raise UsageError(f"unknown fault id(s): {', '.join(sorted(unknown))}")
-        faults = [f for f in FAULTS if f.id in wanted]
+    if args.named:
+        faults = FAULTS
+        if args.faults:
+            wanted = set(args.faults.split(","))
+            unknown = wanted - {f.id for f in FAULTS}
+            if unknown:
+                raise UsageError(f"unknown fault id(s): {', '.join(sorted(unknown))}")
+            faults = [f for f in FAULTS if f.id in wanted]
+
+        def cb(done, total, row):
+            if not args.quiet:
+                print(f"[{done}/{total}] {row['id']}: {'caught' if row['caught'] else 'SURVIVED'}"
+                      f" {'; '.join(row['caught_by'][:2])}", file=sys.stderr, flush=True)
+
+        doc = mutation_score(faults, args.verify_seed, cb)
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump(doc, fh, indent=1)
+        print(f"named faults caught: {doc['caught']}/{doc['total']} = {doc['score']:.3f}")
+        for row in doc["faults"]:
+            if not row["caught"]:
+                print(f"  survived: {row['id']}: {row['description']}")
+        return 0
+
+    def mcb(done, total, rec):
+        if not args.quiet:
+            print(f"[map {done}/{total}] {rec['claim']} {rec['seconds']} s", file=sys.stderr, flush=True)
 
     def cb(done, total, row):
         if not args.quiet:
-            print(f"[{done}/{total}] {row['id']}: {'caught' if row['caught'] else 'SURVIVED'}"
-                  f" {'; '.join(row['caught_by'][:2])}", file=sys.stderr, flush=True)
+            print(f"[{done}/{total}] {row['status']:<10} {row['file']}:{row['line']} {row['operator']} "
+                  f"{row['original'][:40]!r} -> {row['mutated'][:40]!r} {'; '.join(row['killed_by'][:1])} "
+                  f"({row['seconds']} s)", file=sys.stderr, flush=True)
 
-    doc = mutation_score(faults, args.seed, cb)
+    doc = generated_mutation_score(args.sample or 200, args.seed, args.jobs, not args.no_tests,
+                                   args.verify_seed, cb, map_progress=mcb)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(doc, fh, indent=1)
-    print(f"mutation score: {doc['caught']}/{doc['total']} = {doc['score']:.3f}")
-    for row in doc["faults"]:
-        if not row["caught"]:
-            print(f"  survived: {row['id']}: {row['description']}")
+    print(f"generated mutants: {doc['sample']} of {doc['population']} (seed {doc['sample_seed']}), "
+          f"{doc['equivalent']} equivalent; killed by verify {doc['killed_by_verify']}/{doc['scored']} = "
+          f"{doc['score_verify']:.3f}; verify plus tests "
+          f"{doc['killed_by_verify'] + doc['killed_by_tests']}/{doc['scored']} = {doc['score_verify_plus_tests']:.3f}")
+    for row in doc["mutants"]:
+        if row["status"] == "survived":
+            print(f"  survived: {row['file']}:{row['line']} {row['operator']} {row['original'][:50]!r} -> "
+                  f"{row['mutated'][:50]!r} ({row['equivalence'] or ''})")
     return 0
 
 
@@ -375,10 +408,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(fn=_cmd_coverage)
     sp = sub.add_parser("schema", help="print the JSON schema of 'verify --json' output")
     sp.set_defaults(fn=_cmd_schema)
-    sp = sub.add_parser("mutation-score", help="inject faults into theory/ and numerics/ and count the caught ones")
+    sp = sub.add_parser("mutation-score", help="mutate theory/ and numerics/ and count the mutants verify kills")
+    sp.add_argument("--sample", type=int, help="number of generated mutants to sample (default 200)")
+    sp.add_argument("--seed", type=int, default=20261130, help="seed of the sample")
+    sp.add_argument("--verify-seed", type=int, default=20261130, help="seed of the claims' runs")
+    sp.add_argument("--jobs", type=int, default=2, help="mutants run at once (one core each)")
+    sp.add_argument("--no-tests", action="store_true", help="score verify alone (skip the tests stage)")
+    sp.add_argument("--named", action="store_true", help="score the hand-written named faults instead")
+    sp.add_argument("--faults", help="with --named: comma-separated fault ids (default: all)")
     sp.add_argument("--json")
-    sp.add_argument("--faults", help="comma-separated fault ids (default: all)")
-    sp.add_argument("--seed", type=int, default=20261130)
     sp.add_argument("--quiet", action="store_true")
     sp.set_defaults(fn=_cmd_mutation)
     for name, fn, hlp in (("attention", _cmd_attention, "evaluate T, T_lin and the gates"),

@@ -1,6 +1,35 @@
-"""Refutation power: inject deliberate faults into theory/ and numerics/ and see who notices.
+"""Refutation power: mutate theory/ and numerics/ and see who notices (issue 11, part 5).
 
-Each fault is a textual patch (``old`` must occur exactly once in ``path``) applied in isolation
+The headline measure is :func:`mutation_score` over mutants generated mechanically
+(:mod:`softmix.checks.mutants`), sampled with a seed:
+
+1. **Map.**  Each claim is run once on the clean tree (quick profile, the given seed) in its own
+   subprocess under coverage.py with the dynamic context set to its id
+   (:mod:`softmix.checks.mutation_driver`).  The map -- lines executed per claim, lines executed
+   at import, clean verdicts, evidence digests, seconds -- is cached in ``.softmix-cache/`` under
+   a hash of the sources and the seed, and reused while neither changes.
+2. **Claims that execute the line.**  A mutant's claims are those whose context executed the
+   first line of its enclosing statement; for a ``def`` line (default arguments) those that
+   executed the function's body; for module-level code run only at import, those that executed
+   any line of the module.  None: "not covered by any claim" (a survivor of verify).
+3. **Verify.**  One subprocess imports a patched copy of the tree and runs those claims cheapest
+   first (clean seconds), stopping at the first kill: a claim refuted or errored, a negative
+   control not refuted, or a verdict different from the clean one.  A run past its time limit is
+   a ``timeout``.
+4. **Equivalence, mechanically.**  A surviving mutant is ``equivalent`` when (a) every claim it
+   ran produced evidence identical to the clean run (digest of all numbers as printed, 30 digits
+   for mpmath, timings removed) and (b) the differential wrapper around the mutated function saw
+   at least one call and no output change at 40 digits (SymPy results evaluated at random
+   rational points) -- see :mod:`softmix.checks.mutation_driver`.  Why each one was excluded is
+   recorded in its row.
+5. **Plus the tests.**  Surviving mutants (equivalent ones included: a test may still tell them
+   apart, which overrides the exclusion) are tested by the test files that import the mutated
+   module (a file-level map), ``-x``, with a time limit.
+
+The older hand-written faults below (``FAULTS``) remain as the "named faults" set
+(``softmix mutation-score --named``).
+
+Each named fault is a textual patch (``old`` must occur exactly once in ``path``) applied in isolation
 to a temporary copy of the three packages; the claims it touches are then run in a subprocess
 that imports the patched copy.  A fault is *caught* when a touched claim comes back refuted or
 errored, or one of its negative controls is no longer refuted (the verifier's behaviour changed
@@ -15,10 +44,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Fault", "FAULTS", "apply_fault", "run_fault", "mutation_score"]
+__all__ = ["Fault", "FAULTS", "apply_fault", "run_fault", "mutation_score", "coverage_map", "claims_for",
+           "module_test_files", "run_mutant", "summarize", "generated_mutation_score"]
 
 #: the source checkout this module lives in (``checks/`` is one level below it)
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,9 +197,9 @@ def apply_fault(fault: Fault, root: Path) -> None:
     p.write_text(text.replace(fault.old, fault.new))
 
 
-def _copy_tree(dst: Path) -> None:
+def _copy_tree(dst: Path, root: Path | None = None) -> None:
     for pkg in _TREE:
-        shutil.copytree(ROOT / pkg, dst / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree((root or ROOT) / pkg, dst / pkg, ignore=shutil.ignore_patterns("__pycache__"))
 
 
 NULL_FAULT = Fault("null", "theory/mixtures.py", "def cgf(", "def cgf(", "no change (the clean tree)", ("prop-2.1-shared",))
@@ -224,3 +255,230 @@ def mutation_score(faults=None, seed: int = 20261130, progress=None) -> dict:
             progress(i + 1, len(faults), row)
     k = sum(r["caught"] for r in rows)
     return {"total": len(rows), "caught": k, "score": k / len(rows) if rows else 0.0, "faults": rows}
+
+
+# ============================================================== generated mutants (headline) ===
+CACHE = ".softmix-cache"
+DEFAULT_SEED = 20261130
+
+
+def _driver(args, root: Path, timeout: float, cwd: Path | None = None):
+    code = ("import sys; sys.path.insert(0, %r); from softmix.checks.mutation_driver import main; "
+            "sys.exit(main(sys.argv[1:]))" % str(root))
+    env = dict(os.environ, PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
+                          cwd=cwd or root, timeout=timeout)
+
+
+def _parallel(fn, items, jobs: int):
+    import concurrent.futures as cf
+
+    if jobs <= 1:
+        for it in items:
+            yield it, fn(it)
+        return
+    with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
+        futs = {ex.submit(fn, it): it for it in items}
+        for f in cf.as_completed(futs):
+            yield futs[f], f.result()
+
+
+def _record_claim(cid: str, seed: int, root: Path, timeout: float = 1800) -> dict:
+    with tempfile.TemporaryDirectory(prefix="softmix-map-") as tmp:
+        spec, out = Path(tmp) / "spec.json", Path(tmp) / "out.json"
+        spec.write_text(json.dumps({"mode": "record", "root": str(root), "claim": cid, "seed": seed}))
+        r = _driver([str(spec), str(out)], root, timeout)
+        if not out.exists():
+            raise RuntimeError(f"recording {cid} failed (exit {r.returncode}): {r.stderr.strip()[-400:]}")
+        return json.loads(out.read_text())
+
+
+def coverage_map(seed: int = DEFAULT_SEED, jobs: int = 2, root: Path | None = None, claims=None,
+                 progress=None, refresh: bool = False) -> dict:
+    """The per-claim coverage map of the clean tree (computed, or loaded from the cache keyed by
+    the sources' hash and the seed).  ``{"hash", "seed", "claims": {id: record}}``."""
+    from .mutants import sources_hash
+    from .registry import load_all
+
+    root = Path(root or require_source_checkout())
+    key = sources_hash(root)
+    path = root / CACHE / f"coverage-map-{key[:16]}-{seed}.json"
+    if claims is None and path.exists() and not refresh:
+        return json.loads(path.read_text())
+    ids = list(claims) if claims is not None else sorted(load_all(()))
+    recs = {}
+    for i, (cid, rec) in enumerate(_parallel(lambda c: _record_claim(c, seed, root), ids, jobs)):
+        recs[cid] = rec
+        if progress:
+            progress(i + 1, len(ids), rec)
+    doc = {"hash": key, "seed": seed, "claims": {c: recs[c] for c in ids}}
+    if claims is None:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(doc))
+    return doc
+
+
+def claims_for(m, cmap: dict) -> list[str]:
+    """Ids of the claims that execute mutant ``m``'s line, cheapest (clean seconds) first."""
+    recs = cmap["claims"]
+    hit = [c for c, r in recs.items() if m.stmt_line in r["lines"].get(m.path, ())]
+    if not hit and m.stmt_line == m.def_line and m.def_line:
+        # default arguments: evaluated at import; what matters is who runs the function's body
+        body = range(m.def_line + 1, 10 ** 9)
+        nxt = _next_def_line(m, recs)
+        hit = [c for c, r in recs.items() if any(m.def_line < ln < nxt for ln in r["lines"].get(m.path, ()))
+               and body]
+    if not hit and not m.function and any(m.stmt_line in r["import_lines"].get(m.path, ()) for r in recs.values()):
+        hit = [c for c, r in recs.items() if r["lines"].get(m.path)]  # module level: the module's users
+    return sorted(hit, key=lambda c: (recs[c]["seconds"], c))
+
+
+def _next_def_line(m, recs) -> int:
+    import ast
+
+    tree = ast.parse((ROOT / m.path).read_text())
+    starts = sorted(n.lineno for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                     ast.ClassDef)))
+    later = [s for s in starts if s > m.def_line]
+    return later[0] if later else 10 ** 9
+
+
+def module_test_files(path: str, root: Path | None = None) -> list[str]:
+    """The test files that import the module at ``path`` (the file-level test map)."""
+    import re
+
+    root = Path(root or ROOT)
+    pkg, mod = path[:-3].split("/")
+    pats = [re.compile(rf"softmix\.{pkg}\.{mod}\b"),
+            re.compile(rf"from softmix\.{pkg} import [^\n]*\b{mod}\b")]
+    return sorted(p.relative_to(root).as_posix() for p in (root / "tests").glob("test_*.py")
+                  if any(r.search(p.read_text()) for r in pats))
+
+
+def _run_tests(tmp: Path, files: list[str], timeout: float) -> tuple[str, list[str]]:
+    """('killed'|'survived'|'timeout', why) for pytest on ``files`` in the patched copy."""
+    if not files:
+        return "survived", ["no test file imports the module"]
+    code = ("import sys; sys.path.insert(0, %r); import pytest; "
+            "sys.exit(pytest.main(['-q', '-x', '-p', 'no:cacheprovider', '-m', 'not slow', *sys.argv[1:]]))"
+            % str(tmp))
+    env = dict(os.environ, PYTHONPATH=str(tmp), PYTHONDONTWRITEBYTECODE="1")
+    try:
+        t = subprocess.run([sys.executable, "-c", code, *files], capture_output=True, text=True, env=env,
+                           cwd=tmp, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", [f"tests timed out after {timeout:.0f} s"]
+    if t.returncode in (1, 2, 3):
+        failed = [ln.split(" ")[1] for ln in t.stdout.splitlines() if ln.startswith(("FAILED ", "ERROR "))]
+        return "killed", [f"test failed: {x}" for x in failed[:3]] or [f"pytest exit {t.returncode}"]
+    return "survived", []
+
+
+def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test_timeout: float = 240,
+               root: Path | None = None) -> dict:
+    """Run one generated mutant through verify (and, if it survives, the tests): its JSON row."""
+    from .mutants import apply_mutant
+
+    root = Path(root or ROOT)
+    t0 = time.perf_counter()
+    ids = claims_for(m, cmap)
+    row = {**{k: v for k, v in m.as_dict().items() if k in ("id", "path", "line", "operator", "original",
+                                                             "mutated", "function")},
+           "file": m.path, "claims": ids, "status": None, "killed_by": [], "stage": None, "equivalence": None}
+    del row["path"]
+    with tempfile.TemporaryDirectory(prefix="softmix-mut-") as tmp:
+        tmp = Path(tmp)
+        _copy_tree(tmp, root)
+        apply_mutant(m, tmp)
+        if not ids:
+            row["equivalence"] = "not covered by any claim"
+            res = None
+        else:
+            recs = cmap["claims"]
+            limit = min(1500.0, 60 + 3 * sum(recs[c]["seconds"] for c in ids))
+            spec = {"mode": "mutant", "root": str(tmp), "seed": seed, "claims": ids,
+                    "module": "softmix." + m.path[:-3].replace("/", "."), "function": m.function,
+                    "clean_path": str(root / m.path),
+                    "clean": {c: {"verdict": recs[c]["verdict"], "digest": recs[c]["digest"]} for c in ids}}
+            (tmp / "spec.json").write_text(json.dumps(spec))
+            try:
+                r = _driver([str(tmp / "spec.json"), str(tmp / "out.json")], tmp, limit)
+            except subprocess.TimeoutExpired:
+                r = None
+                row.update(status="timeout", stage="verify", killed_by=[f"verify timed out after {limit:.0f} s"])
+            res = None
+            if r is not None:
+                if (tmp / "out.json").exists():
+                    res = json.loads((tmp / "out.json").read_text())
+                else:
+                    tail = (r.stderr.strip().splitlines() or ["?"])[-1][:200]
+                    res = {"killed_by": [f"crash (exit {r.returncode}): {tail}"], "claims_run": []}
+                row["claims_run"] = res["claims_run"]
+                if res["killed_by"]:
+                    row.update(status="killed", stage="verify", killed_by=res["killed_by"])
+        if row["status"] is None:
+            eq = res is not None and res["evidence_identical"] and not res["diff"]["unsupported"] \
+                and res["diff"]["compared"] > 0 and not res["diff"]["differed"]
+            if res is not None and not eq:
+                d = res["diff"]
+                row["equivalence"] = ("not equivalent: " + ("evidence changed" if not res["evidence_identical"] else
+                                      d["unsupported"] or ("function never called" if not d["compared"]
+                                                           else "function output changed: " + d.get("first_difference", ""))))
+            elif eq:
+                row["equivalence"] = (f"equivalent: evidence of {len(ids)} claim(s) identical to the clean run and "
+                                      f"{res['diff']['compared']} call(s) of {m.function} unchanged at 40 digits")
+            row["status"] = "equivalent" if eq else "survived"
+            if tests:
+                st, why = _run_tests(tmp, module_test_files(m.path, root), test_timeout)
+                row["tests"] = st
+                if st == "killed":
+                    row.update(status="killed", stage="tests", killed_by=why)
+                    if eq:
+                        row["equivalence"] = "a test told it apart (the equivalence test was not enough)"
+                elif why:
+                    row["tests_note"] = why[0]
+    row["seconds"] = round(time.perf_counter() - t0, 1)
+    return row
+
+
+def summarize(rows: list[dict]) -> dict:
+    n = len(rows)
+    eq = sum(r["status"] == "equivalent" for r in rows)
+    by_verify = sum(r["status"] in ("killed", "timeout") and r["stage"] == "verify" for r in rows)
+    by_tests = sum(r["status"] == "killed" and r["stage"] == "tests" for r in rows)
+    denom = n - eq
+    return {"total": n, "equivalent": eq, "scored": denom,
+            "killed_by_verify": by_verify, "timeouts": sum(r["status"] == "timeout" for r in rows),
+            "killed_by_tests": by_tests, "survived": sum(r["status"] == "survived" for r in rows),
+            "not_covered": sum(r["equivalence"] == "not covered by any claim" for r in rows),
+            "score_verify": by_verify / denom if denom else 0.0,
+            "score_verify_plus_tests": (by_verify + by_tests) / denom if denom else 0.0}
+
+
+def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 2, tests: bool = True,
+                             verify_seed: int = DEFAULT_SEED, progress=None, root: Path | None = None,
+                             map_progress=None) -> dict:
+    """Sample ``sample`` generated mutants with ``seed`` and score them (see the module docstring).
+    ``verify_seed`` is the seed of the claims' runs (the coverage map is recorded with it)."""
+    from .mutants import generate_mutants, sample_mutants
+
+    root = Path(root or require_source_checkout())
+    population = generate_mutants(root)
+    chosen = sample_mutants(population, sample, seed, root)
+    cmap = coverage_map(verify_seed, jobs, root, progress=map_progress)
+    import resource
+
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    rows = {}
+    for i, (m, row) in enumerate(_parallel(lambda m: run_mutant(m, cmap, verify_seed, tests, root=root),
+                                           chosen, jobs)):
+        rows[m.id] = row
+        if progress:
+            progress(i + 1, len(chosen), row)
+    out = [rows[m.id] for m in chosen]
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+    return {"cpu_seconds": round(cpu, 1), "kind": "generated", "population": len(population), "sample": len(chosen), "sample_seed": seed,
+            "verify_seed": verify_seed, "jobs": jobs, "sources_hash": cmap["hash"],
+            "wall_seconds": round(time.perf_counter() - t0, 1), **summarize(out), "mutants": out}

@@ -21,3 +21,157 @@ def test_a_fault_is_caught_and_the_clean_tree_is_not():
     assert row["caught"] and any("prop-2.1-shared" in c for c in row["caught_by"])
     clean = run_fault(NULL_FAULT)
     assert not clean["caught"] and clean["caught_by"] == []
+
+
+# ---- generated mutants (issue 11, part 5) ----------------------------------------------------
+import dataclasses  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+from softmix.checks.mutants import (Mutant, apply_mutant, compiles, generate_mutants, mutants_of_source,  # noqa: E402
+                                    sample_mutants, sources_hash)
+from softmix.checks.mutation import claims_for, coverage_map, run_mutant, summarize, module_test_files  # noqa: E402
+
+TINY = '''"""Docstring: 1 + 2 is never mutated."""
+__all__ = ["f"]
+
+
+def f(a, b, M, g):
+    """Nor is this 3 - 4."""
+    x = a + b
+    y = -a * 2.0
+    if x < 1 and b:
+        return M.T @ M
+    return g(x, y)[0]
+'''
+
+
+def _triples(ms):
+    return {(m.operator, m.original, m.mutated) for m in ms}
+
+
+def test_operators_on_a_tiny_source_give_the_known_mutants():
+    ms = mutants_of_source(TINY, "theory/tiny.py")
+    got = _triples(ms)
+    expected = {("sign", "a + b", "(a - b)"), ("drop", "a + b", "(a)"), ("drop", "a + b", "(b)"),
+                ("sign", "-a", "(a)"), ("const", "2.0", "(4.0)"), ("const", "2.0", "(1.0)"),
+                ("drop", "-a * 2.0", "(-a)"), ("drop", "-a * 2.0", "(2.0)"),
+                ("compare", "x < 1", "(x <= 1)"), ("bool", "x < 1 and b", "(x < 1 or b)"),
+                ("int", "1", "(2)"), ("int", "1", "(0)"),
+                ("transpose", "M.T", "(M)"), ("transpose", "M.T @ M", "(M.T @ M.T)"),
+                ("swap", "g(x, y)", "(g(y, x))"), ("index", "0", "(1)"), ("index", "0", "(-1)")}
+    assert expected <= got, expected - got
+    # nothing from docstrings or __all__, and every mutant names its function and statement
+    assert not any(m.original in ("3", "4", "2", '"f"') for m in ms if m.operator in ("int", "index"))
+    assert all(m.function == "f" and m.stmt_line >= 7 for m in ms)
+    assert len(got) == len(ms)  # no duplicates
+
+
+def test_every_tiny_mutant_applies_compiles_and_changes_the_program(tmp_path):
+    (tmp_path / "theory").mkdir()
+    for m in mutants_of_source(TINY, "theory/tiny.py"):
+        (tmp_path / "theory" / "tiny.py").write_text(TINY)
+        assert compiles(m, tmp_path)
+        apply_mutant(m, tmp_path)
+        new = (tmp_path / "theory" / "tiny.py").read_text()
+        assert new != TINY and m.mutated in new
+        compile(new, "tiny.py", "exec")
+
+
+def test_the_population_covers_theory_and_numerics_with_every_operator():
+    ms = generate_mutants(ROOT)
+    assert len(ms) > 2000
+    assert {m.path.split("/")[0] for m in ms} == {"theory", "numerics"}
+    assert {m.operator for m in ms} == {"sign", "const", "int", "index", "transpose", "swap", "drop", "compare",
+                                        "bool"}
+    assert len({m.id for m in ms}) == len(ms)
+
+
+def test_sampling_is_reproducible_and_depends_on_the_seed():
+    ms = generate_mutants(ROOT)
+    a = [m.id for m in sample_mutants(ms, 40, 1, ROOT)]
+    b = [m.id for m in sample_mutants(ms, 40, 1, ROOT)]
+    c = [m.id for m in sample_mutants(ms, 40, 2, ROOT)]
+    assert a == b and len(a) == 40 and len(set(a)) == 40
+    assert a != c and len(set(a) & set(c)) < 20
+
+
+def test_sources_hash_ignores_the_mutation_machinery_but_not_the_theory(tmp_path):
+    import shutil
+
+    for d in ("softmix", "theory", "numerics", "checks"):
+        shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("__pycache__"))
+    h0 = sources_hash(tmp_path)
+    (tmp_path / "checks" / "mutation.py").write_text("# edited\n")
+    assert sources_hash(tmp_path) == h0
+    p = tmp_path / "theory" / "mixtures.py"
+    p.write_text(p.read_text() + "\n# edited\n")
+    assert sources_hash(tmp_path) != h0
+
+
+def _mutant(path, line, stmt_line, function="f", def_line=0):
+    return Mutant(path, line, 0, line, 1, "sign", "a", "(b)", stmt_line, function, def_line)
+
+
+def test_claims_for_maps_lines_cheapest_first_and_reports_uncovered():
+    cmap = {"claims": {
+        "slow": {"seconds": 9.0, "lines": {"theory/x.py": [5, 6, 7]}, "import_lines": {"theory/x.py": [1, 2]}},
+        "fast": {"seconds": 1.0, "lines": {"theory/x.py": [6]}, "import_lines": {"theory/x.py": [1, 2]}},
+        "other": {"seconds": 0.5, "lines": {"numerics/y.py": [6]}, "import_lines": {}}}}
+    assert claims_for(_mutant("theory/x.py", 6, 6), cmap) == ["fast", "slow"]
+    assert claims_for(_mutant("theory/x.py", 8, 7), cmap) == ["slow"]  # by the statement's first line
+    assert claims_for(_mutant("theory/x.py", 9, 9), cmap) == []  # not covered by any claim
+    # module-level code run at import: the claims that use the module
+    assert claims_for(_mutant("theory/x.py", 2, 2, function=""), cmap) == ["fast", "slow"]
+
+
+def test_file_level_test_map():
+    assert "tests/test_certificates.py" in module_test_files("numerics/balls.py")
+    assert "tests/test_lda.py" in module_test_files("theory/lda.py") or "tests/test_lda.py" in module_test_files(
+        "numerics/lda.py")
+    assert module_test_files("numerics/precision.py") == [] or all(
+        f.startswith("tests/test_") for f in module_test_files("numerics/precision.py"))
+
+
+FAST = "cert-prop-4.3-contraction"  # runs ball-arithmetic bisection (numerics/balls.py) in < 1 s
+
+
+def _cover_sign_mutant(original, operator):
+    ms = [m for m in generate_mutants(ROOT) if m.path == "numerics/balls.py" and m.function == "cover_sign"
+          and m.operator == operator and m.original == original]
+    assert ms, (original, operator)
+    return ms[0]
+
+
+@pytest.fixture(scope="module")
+def fast_map():
+    cmap = coverage_map(claims=[FAST])
+    rec = cmap["claims"][FAST]
+    assert rec["verdict"] == "verified" and rec["lines"]["numerics/balls.py"]
+    return cmap
+
+
+def test_a_generated_mutant_is_killed_end_to_end(fast_map):
+    m = _cover_sign_mutant("a + b", "sign")  # bisection midpoint (a + b) / 2 -> (a - b) / 2
+    assert claims_for(m, fast_map) == [FAST]
+    row = run_mutant(m, fast_map, tests=False)
+    assert row["status"] == "killed" and row["stage"] == "verify", row
+    assert any(FAST in k for k in row["killed_by"])
+
+
+def test_the_clean_tree_is_not_caught_and_comes_out_equivalent(fast_map):
+    m = _cover_sign_mutant("a + b", "sign")
+    null = dataclasses.replace(m, operator="none", mutated="(a + b)")  # parenthesised: the same program
+    row = run_mutant(null, fast_map, tests=False)
+    assert row["status"] == "equivalent" and row["killed_by"] == [], row
+    assert "identical" in row["equivalence"] and "unchanged at 40 digits" in row["equivalence"]
+    s = summarize([row, {**row, "status": "killed", "stage": "verify"}])
+    assert s["equivalent"] == 1 and s["scored"] == 1 and s["score_verify"] == 1.0
+
+
+def test_mutation_score_cli_rejects_bad_input_before_any_work():
+    for args in (["--sample", "0"], ["--jobs", "0"], ["--faults", "mgf-half"]):
+        r = subprocess.run([sys.executable, "-m", "softmix", "mutation-score", *args], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)

@@ -1,0 +1,315 @@
+"""What runs inside one mutation-testing subprocess (see :mod:`softmix.checks.mutation`).
+
+Two modes, each reading a JSON spec and writing a JSON result:
+
+``record``  (clean tree) run one claim under coverage.py with the dynamic context set to the
+            claim id; write the lines of ``theory/`` and ``numerics/`` it executed, the lines
+            executed at import (context ``""``), its verdicts and a digest of its full evidence.
+``mutant``  (patched copy) run the claims that execute the mutated line, cheapest first,
+            stopping at the first kill; while they run, the mutated function is shadowed by a
+            *differential wrapper* that also calls the clean function (loaded from the clean
+            source beside the patched one) on deep copies of the same arguments and compares the
+            two results at 40 significant digits (SymPy results are evaluated at random rational
+            points with ``evalf(40)``; mpmath values at the working precision; float64 within a
+            relative 1e-13).  The result says who killed the mutant, whether every claim's
+            evidence equals the clean run's digest, and whether the function's outputs ever
+            differed.  That is the recorded equivalence test (see ``mutation.py``).
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib
+import importlib.util
+import json
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["evidence_digest", "strip_timings", "same_value", "main"]
+
+_TIMING = re.compile(r"(^|_)(seconds|secs|elapsed|wall|time|timing)s?$")
+
+
+def strip_timings(x):
+    """A verify result without wall-clock fields (the only part allowed to differ run to run)."""
+    if isinstance(x, dict):
+        return {k: strip_timings(v) for k, v in x.items() if not _TIMING.search(str(k))}
+    if isinstance(x, list):
+        return [strip_timings(v) for v in x]
+    return x
+
+
+def evidence_digest(result: dict) -> str:
+    """SHA-1 of a claim result's verdicts, parameters, evidence and controls (timings removed);
+    mpmath numbers are already printed at 30 digits by the runner."""
+    keep = {k: result.get(k) for k in ("verdict", "parameters", "evidence", "findings", "negative_controls")}
+    return hashlib.sha1(json.dumps(strip_timings(keep), sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _outcome(result: dict, clean: dict | None) -> list[str]:
+    """Why a claim result kills a mutant ([] when it does not)."""
+    why = []
+    if result["verdict"] in ("refuted", "error"):
+        why.append(f"{result['id']}: {result['verdict']}")
+    for ctl in result["negative_controls"]:
+        if not ctl["refuted"]:
+            why.append(f"{result['id']}/{ctl['id']}: control {ctl['verdict']}")
+    if not why and clean is not None and result["verdict"] != clean["verdict"]:
+        why.append(f"{result['id']}: verdict {clean['verdict']} -> {result['verdict']}")
+    return why
+
+
+# ---------------------------------------------------------------- differential comparison ---
+def same_value(a, b, rnd: random.Random, depth: int = 0) -> bool:
+    """Whether two results agree to 40 significant digits (see the module docstring)."""
+    import mpmath as mpm
+    import numpy as np
+    import sympy as sp
+
+    if depth > 6:
+        return a is b
+    if a is b:
+        return True
+    if type(a) is not type(b) and not (isinstance(a, sp.Basic) and isinstance(b, sp.Basic)):
+        return False
+    if isinstance(a, (bool, str, bytes, type(None), int)):
+        return a == b
+    if isinstance(a, float):
+        return a == b or (np.isfinite(a) and abs(a - b) <= 1e-13 * max(abs(a), abs(b)))
+    if isinstance(a, np.ndarray):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.dtype.kind in "fc":
+            return bool(np.all((a == b) | np.isclose(a, b, rtol=1e-13, atol=0)))
+        if a.dtype == object:
+            return all(same_value(x, y, rnd, depth + 1) for x, y in zip(a.ravel(), b.ravel()))
+        return bool(np.array_equal(a, b))
+    if isinstance(a, np.generic):
+        return same_value(a.item(), b.item(), rnd, depth)
+    if isinstance(a, (mpm.mpf, mpm.mpc)):
+        tol = mpm.mpf(10) ** (-(mpm.mp.dps - 3))
+        return a == b or abs(a - b) <= tol * max(abs(a), abs(b))
+    if isinstance(a, mpm.matrix):
+        return (a.rows, a.cols) == (b.rows, b.cols) and all(
+            same_value(a[i, j], b[i, j], rnd, depth + 1) for i in range(a.rows) for j in range(a.cols))
+    if isinstance(a, (sp.MatrixBase,)):
+        return a.shape == b.shape and all(same_value(x, y, rnd, depth + 1) for x, y in zip(a, b))
+    if isinstance(a, sp.Basic):
+        if a == b:
+            return True
+        try:
+            syms = sorted((a.free_symbols | b.free_symbols), key=str)
+            for _ in range(3):
+                pt = {s: sp.Rational(rnd.randint(1, 97), rnd.randint(1, 31)) for s in syms}
+                va, vb = sp.N(a.xreplace(pt), 40), sp.N(b.xreplace(pt), 40)
+                if va == vb:
+                    continue
+                if not (va.is_number and vb.is_number):
+                    return False
+                if abs(complex(va - vb)) > 1e-35 * max(1.0, abs(complex(va)), abs(complex(vb))):
+                    return False
+            return True
+        except Exception:
+            return False
+    if type(a).__module__.startswith("flint"):  # arb/acb balls: same centre and same radius, exactly
+        if hasattr(a, "mid") and hasattr(a, "rad"):
+            try:
+                return bool(a.mid() == b.mid()) and bool(a.rad() == b.rad())
+            except Exception:
+                return False
+        return bool(a == b)
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k], rnd, depth + 1) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y, rnd, depth + 1) for x, y in zip(a, b))
+    if hasattr(a, "__dict__") and hasattr(b, "__dict__"):
+        return same_value(vars(a), vars(b), rnd, depth + 1)
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _short(x) -> str:
+    t = repr(x)
+    return t if len(t) < 160 else t[:157] + "..."
+
+
+class _Diff:
+    """Shadows one function by a wrapper that also runs its clean twin and compares."""
+
+    def __init__(self, limit: int = 12, seed: int = 0):
+        self.calls = 0
+        self.compared = 0
+        self.differed = False
+        self.unsupported = ""
+        self.first = ""
+        self.limit = limit
+        self.rnd = random.Random(seed)
+
+    def wrap(self, mutated, clean):
+        import functools
+
+        diff = self
+
+        @functools.wraps(mutated)
+        def wrapper(*args, **kwargs):
+            diff.calls += 1
+            if diff.differed or diff.compared >= diff.limit:
+                return mutated(*args, **kwargs)
+            try:
+                a2, k2 = copy.deepcopy(args), copy.deepcopy(kwargs)
+            except Exception:
+                a2 = k2 = None
+            try:
+                out = mutated(*args, **kwargs)
+            except Exception as e:
+                err = e
+                out = None
+            else:
+                err = None
+            if a2 is None:
+                diff.unsupported = "arguments cannot be copied"
+            else:
+                ref = None
+                try:
+                    ref = clean(*a2, **k2)
+                except Exception as e:
+                    ref = e
+                    same = err is not None and type(e) is type(err)
+                else:
+                    same = err is None and same_value(out, ref, diff.rnd)
+                diff.compared += 1
+                if not same:
+                    diff.differed = True
+                    diff.first = (f"mutated {_short(err if err is not None else out)} vs clean "
+                                  f"{_short(ref)}")
+            if err is not None:
+                raise err
+            return out
+
+        return wrapper
+
+
+def _resolve(mod, qualname: str):
+    obj, owner = mod, None
+    for part in qualname.split("."):
+        owner, obj = obj, getattr(obj, part)
+    return owner, obj
+
+
+def _install_diff(module_name: str, path: Path, qualname: str, diff: _Diff) -> str:
+    """Shadow ``module_name.qualname`` (already imported) everywhere it is referenced; returns ''
+    or why it could not be done."""
+    import inspect
+
+    mod = importlib.import_module(module_name)
+    try:
+        owner, mutated = _resolve(mod, qualname)
+    except AttributeError:
+        return f"{qualname} not found"
+    if not callable(mutated) or isinstance(inspect.getattr_static(owner, qualname.split(".")[-1]),
+                                           (staticmethod, classmethod, property)):
+        return f"{qualname} is not a plain function"
+    pkg = module_name.rpartition(".")[0]
+    spec = importlib.util.spec_from_file_location(f"{pkg}._softmix_clean_twin", path)
+    twin = importlib.util.module_from_spec(spec)
+    twin.__package__ = pkg
+    spec.loader.exec_module(twin)
+    _, clean = _resolve(twin, qualname)
+    wrapper = diff.wrap(mutated, clean)
+    name = qualname.split(".")[-1]
+    if owner is not mod:  # a method: replace it on its class
+        setattr(owner, name, wrapper)
+        return ""
+    for m in list(sys.modules.values()):
+        if m is None or not getattr(m, "__name__", "").startswith("softmix") or m is twin:
+            continue
+        for k, v in list(vars(m).items()):
+            if v is mutated:
+                setattr(m, k, wrapper)
+    return ""
+
+
+# ---------------------------------------------------------------------------------- modes ---
+def _record(spec: dict) -> dict:
+    import coverage
+
+    root = Path(spec["root"])
+    cov = coverage.Coverage(data_file=None, branch=False, config_file=False,
+                            include=[str(root / d / "*.py") for d in ("theory", "numerics")])
+    cov.start()
+    from softmix.checks.registry import load_all
+    from softmix.checks.runner import run_claim
+
+    load_all(())
+    cid = spec["claim"]
+    cov.switch_context(cid)
+    t0 = time.perf_counter()
+    res = run_claim(cid, spec.get("profile", "quick"), spec["seed"])
+    secs = time.perf_counter() - t0
+    cov.stop()
+    data = cov.get_data()
+    lines, imported = {}, {}
+    for f in data.measured_files():
+        rel = Path(f).resolve().relative_to(root).as_posix()
+        data.set_query_contexts([cid])
+        ls = data.lines(f) or []
+        if ls:
+            lines[rel] = sorted(ls)
+        data.set_query_contexts([""])
+        ls = data.lines(f) or []
+        if ls:
+            imported[rel] = sorted(ls)
+    return {"claim": cid, "seconds": round(secs, 3), "lines": lines, "import_lines": imported,
+            "verdict": res["verdict"], "controls": {c["id"]: c["verdict"] for c in res["negative_controls"]},
+            "digest": evidence_digest(res)}
+
+
+def _mutant(spec: dict) -> dict:
+    root = Path(spec["root"])
+    out = {"killed_by": [], "claims_run": [], "evidence_identical": True,
+           "diff": {"calls": 0, "compared": 0, "differed": None, "unsupported": ""}}
+    try:
+        importlib.import_module(spec["module"])
+        from softmix.checks.registry import load_all
+        from softmix.checks.runner import run_claim
+
+        load_all(())
+    except Exception as e:
+        out["killed_by"] = [f"import failed: {type(e).__name__}: {str(e)[:200]}"]
+        return out
+    diff = _Diff(seed=spec["seed"])
+    if spec.get("function") and spec.get("clean_path"):
+        why = _install_diff(spec["module"], Path(spec["clean_path"]), spec["function"], diff)
+        diff.unsupported = why
+    else:
+        diff.unsupported = "module-level code (no function to compare)"
+    for cid in spec["claims"]:
+        clean = spec["clean"].get(cid)
+        res = run_claim(cid, spec.get("profile", "quick"), spec["seed"])
+        out["claims_run"].append(cid)
+        why = _outcome(res, clean)
+        if clean is None or evidence_digest(res) != clean["digest"]:
+            out["evidence_identical"] = False
+        if why:
+            out["killed_by"] = why
+            break
+    out["diff"] = {"calls": diff.calls, "compared": diff.compared, "differed": diff.differed,
+                   "unsupported": diff.unsupported, "first_difference": diff.first}
+    return out
+
+
+def main(argv) -> int:
+    spec_path, out_path = argv
+    spec = json.loads(Path(spec_path).read_text())
+    res = _record(spec) if spec["mode"] == "record" else _mutant(spec)
+    Path(out_path).write_text(json.dumps(res))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))
