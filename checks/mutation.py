@@ -324,16 +324,15 @@ def claims_for(m, cmap: dict) -> list[str]:
     hit = [c for c, r in recs.items() if m.stmt_line in r["lines"].get(m.path, ())]
     if not hit and m.stmt_line == m.def_line and m.def_line:
         # default arguments: evaluated at import; what matters is who runs the function's body
-        body = range(m.def_line + 1, 10 ** 9)
-        nxt = _next_def_line(m, recs)
-        hit = [c for c, r in recs.items() if any(m.def_line < ln < nxt for ln in r["lines"].get(m.path, ()))
-               and body]
+        nxt = _next_def_line(m)
+        hit = [c for c, r in recs.items() if any(m.def_line < ln < nxt for ln in r["lines"].get(m.path, ()))]
     if not hit and not m.function and any(m.stmt_line in r["import_lines"].get(m.path, ()) for r in recs.values()):
         hit = [c for c, r in recs.items() if r["lines"].get(m.path)]  # module level: the module's users
     return sorted(hit, key=lambda c: (recs[c]["seconds"], c))
 
 
-def _next_def_line(m, recs) -> int:
+def _next_def_line(m) -> int:
+    """The first ``def``/``class`` line after the mutant's function (its body ends before it)."""
     import ast
 
     tree = ast.parse((ROOT / m.path).read_text())

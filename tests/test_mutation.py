@@ -175,3 +175,23 @@ def test_mutation_score_cli_rejects_bad_input_before_any_work():
         r = subprocess.run([sys.executable, "-m", "softmix", "mutation-score", *args], capture_output=True,
                            text=True, timeout=120)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
+
+
+def test_mutation_score_needs_a_source_checkout(monkeypatch, tmp_path, capsys):
+    """From an installed package (no tests/ beside the code) the command says so in one line, exit 2."""
+    import softmix.checks.mutation as M
+    from softmix.checks.cli import main
+
+    monkeypatch.setattr(M, "ROOT", tmp_path)
+    assert main(["mutation-score", "--sample", "3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "source checkout" in err[0]
+
+
+def test_claims_for_a_default_argument_are_those_running_the_function_body():
+    ms = [m for m in generate_mutants(ROOT) if m.stmt_line == m.def_line and m.def_line and m.function]
+    assert ms, "no mutant of a default argument"
+    m = ms[0]
+    cmap = {"claims": {"runs-body": {"seconds": 1.0, "lines": {m.path: [m.def_line + 2]}, "import_lines": {}},
+                       "imports-only": {"seconds": 0.1, "lines": {}, "import_lines": {m.path: [m.def_line]}}}}
+    assert claims_for(m, cmap) == ["runs-body"]
