@@ -215,9 +215,11 @@ def _install_diff(module_name: str, path: Path, qualname: str, diff: _Diff) -> s
                                            (staticmethod, classmethod, property)):
         return f"{qualname} is not a plain function"
     pkg = module_name.rpartition(".")[0]
-    spec = importlib.util.spec_from_file_location(f"{pkg}._softmix_clean_twin", path)
+    name_twin = f"{pkg}._softmix_clean_twin"
+    spec = importlib.util.spec_from_file_location(name_twin, path)
     twin = importlib.util.module_from_spec(spec)
     twin.__package__ = pkg
+    sys.modules[name_twin] = twin  # dataclasses look their module up in sys.modules
     spec.loader.exec_module(twin)
     _, clean = _resolve(twin, qualname)
     wrapper = diff.wrap(mutated, clean)
@@ -226,7 +228,7 @@ def _install_diff(module_name: str, path: Path, qualname: str, diff: _Diff) -> s
         setattr(owner, name, wrapper)
         return ""
     for m in list(sys.modules.values()):
-        if m is None or not getattr(m, "__name__", "").startswith("softmix") or m is twin:
+        if m is None or not getattr(m, "__name__", "").startswith("softmix") or m is twin or m.__name__ == name_twin:
             continue
         for k, v in list(vars(m).items()):
             if v is mutated:
@@ -284,8 +286,10 @@ def _mutant(spec: dict) -> dict:
         return out
     diff = _Diff(seed=spec["seed"])
     if spec.get("function") and spec.get("clean_path"):
-        why = _install_diff(spec["module"], Path(spec["clean_path"]), spec["function"], diff)
-        diff.unsupported = why
+        try:  # a failure here is the harness's, never the mutant's: no comparison, no kill
+            diff.unsupported = _install_diff(spec["module"], Path(spec["clean_path"]), spec["function"], diff)
+        except Exception as e:
+            diff.unsupported = f"clean twin unavailable: {type(e).__name__}: {str(e)[:120]}"
     else:
         diff.unsupported = "module-level code (no function to compare)"
     for cid in spec["claims"]:
