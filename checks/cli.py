@@ -279,6 +279,8 @@ def _cmd_mutation(args):
         raise InputError("--sample must be a positive integer")
     if args.jobs < 1:
         raise InputError("--jobs must be a positive integer")
+    if not args.test_timeout > 0:
+        raise InputError("--test-timeout must be positive")
     if args.faults and not args.named:
         raise UsageError("--faults selects named faults: add --named")
     require_source_checkout()
@@ -318,7 +320,7 @@ def _cmd_mutation(args):
                   f"({row['seconds']} s)", file=sys.stderr, flush=True)
 
     doc = generated_mutation_score(args.sample or 200, args.seed, args.jobs, not args.no_tests,
-                                   args.verify_seed, cb, map_progress=mcb)
+                                   args.verify_seed, cb, map_progress=mcb, test_timeout=args.test_timeout)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(doc, fh, indent=1)
@@ -414,6 +416,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--verify-seed", type=int, default=20261130, help="seed of the claims' runs")
     sp.add_argument("--jobs", type=int, default=2, help="mutants run at once (one core each)")
     sp.add_argument("--no-tests", action="store_true", help="score verify alone (skip the tests stage)")
+    sp.add_argument("--test-timeout", type=float, default=120.0,
+                    help="seconds allowed to the test files of one surviving mutant (default 120)")
     sp.add_argument("--named", action="store_true", help="score the hand-written named faults instead")
     sp.add_argument("--faults", help="with --named: comma-separated fault ids (default: all)")
     sp.add_argument("--json")

@@ -373,7 +373,7 @@ def _run_tests(tmp: Path, files: list[str], timeout: float) -> tuple[str, list[s
     return "survived", []
 
 
-def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test_timeout: float = 240,
+def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test_timeout: float = 120,
                root: Path | None = None) -> dict:
     """Run one generated mutant through verify (and, if it survives, the tests): its JSON row."""
     from .mutants import apply_mutant
@@ -456,7 +456,7 @@ def summarize(rows: list[dict]) -> dict:
 
 def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 2, tests: bool = True,
                              verify_seed: int = DEFAULT_SEED, progress=None, root: Path | None = None,
-                             map_progress=None) -> dict:
+                             map_progress=None, test_timeout: float = 120) -> dict:
     """Sample ``sample`` generated mutants with ``seed`` and score them (see the module docstring).
     ``verify_seed`` is the seed of the claims' runs (the coverage map is recorded with it)."""
     from .mutants import generate_mutants, sample_mutants
@@ -470,7 +470,7 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     rows = {}
-    for i, (m, row) in enumerate(_parallel(lambda m: run_mutant(m, cmap, verify_seed, tests, root=root),
+    for i, (m, row) in enumerate(_parallel(lambda m: run_mutant(m, cmap, verify_seed, tests, test_timeout, root=root),
                                            chosen, jobs)):
         rows[m.id] = row
         if progress:
@@ -479,5 +479,5 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     return {"cpu_seconds": round(cpu, 1), "kind": "generated", "population": len(population), "sample": len(chosen), "sample_seed": seed,
-            "verify_seed": verify_seed, "jobs": jobs, "sources_hash": cmap["hash"],
+            "verify_seed": verify_seed, "jobs": jobs, "test_timeout": test_timeout, "sources_hash": cmap["hash"],
             "wall_seconds": round(time.perf_counter() - t0, 1), **summarize(out), "mutants": out}
