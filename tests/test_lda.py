@@ -62,6 +62,16 @@ def test_input_validation():
         N.LDAProblem.from_params({"m1": [1, "x"], "m_1": [0, 1], "Gamma": [[1, 0], [0, 1]], "pi_plus": "0.5"})
 
 
+@pytest.mark.parametrize("pi", ["0", "1", "-0.25"])
+def test_class_prior_on_the_boundary_is_rejected(pi):
+    """pi_+ must lie in the open interval (0, 1): at 0 or 1 one class is empty and the Bayes log-odds are
+    infinite (a boundary the generated mutant 0 < pi -> 0 <= pi slipped through)."""
+    with pytest.raises(InputError, match="pi_plus"):
+        N.LDAProblem.from_params({"m1": [1, 0], "m_1": [0, 1], "Gamma": [[1, 0], [0, 1]], "pi_plus": pi})
+    ok = N.LDAProblem.from_params({"m1": [1, 0], "m_1": [0, 1], "Gamma": [[1, 0], [0, 1]], "pi_plus": "1e-9"})
+    assert 0 < ok.pi < 1
+
+
 _rat = st.integers(-4, 4).map(lambda k: Fraction(k, 2))
 
 
