@@ -13,9 +13,12 @@ claim's own check on each, next to the configuration it was given:
   check works in exact or arbitrary-precision arithmetic.
 * :func:`combine` merges per-configuration verdicts (refuted if any configuration refutes; else
   error if any errored; else inconclusive if any is; else confirmed if any is numeric; else
-  verified).  :func:`combine_control` is the rule for a negative control: it counts as refuted
-  only if it is refuted on *every* configuration, so a control that a drawn configuration lets
-  through shows up as a surviving control, not as a pass.
+  verified).  :func:`combine_control` is the rule for a negative control: a control is a wrong
+  *general* statement, so one configuration that refutes it is a counterexample and the control
+  is refuted; the configurations on which it was not refuted are listed in the evidence
+  (``control_power``), so a configuration on which the check has no power is visible.  (Requiring
+  a refutation on every drawn configuration made the exit code depend on the seed's draws: a
+  drawn configuration with a small effect leaves a control inconclusive without any defect.)
 * :func:`generic` wraps a check ``check(params, ctx)``: it runs it on the given parameters
   ("paper", or "given" when the user overrode them) and on ``n`` drawn parameter sets
   (``draw(rng, params, i) -> overrides``; 1 in the quick profile, 3 in full by default) and
@@ -228,12 +231,13 @@ def combine(verdicts) -> str:
 
 
 def combine_control(verdicts) -> str:
-    """A negative control is refuted only if refuted on every configuration; otherwise the
-    combination of the configurations that did not refute it (the control survived there)."""
+    """A negative control is refuted when some configuration refutes it (a counterexample to the
+    wrong statement); otherwise the combination of the configurations' verdicts (the control
+    survived)."""
     vs = list(verdicts)
-    if vs and all(v == "refuted" for v in vs):
+    if any(v == "refuted" for v in vs):
         return "refuted"
-    return combine([v for v in vs if v != "refuted"])
+    return combine(vs)
 
 
 def record(evidence: dict, rows: list[dict]) -> dict:
@@ -286,8 +290,12 @@ def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
                                     {"configuration": r["name"], "finding": f})
             if findings:
                 ev["findings"] = findings
+            if ctx.variant:
+                ev["control_power"] = {"refuted_on": [r["name"] for r in rows if r["verdict"] == "refuted"],
+                                       "not_refuted_on": [r["name"] for r in rows if r["verdict"] != "refuted"]}
             ev["configurations"] = rows
-            ev["combined_rule"] = ("control: refuted only if refuted on every configuration" if ctx.variant else
+            ev["combined_rule"] = ("control: refuted if some configuration refutes it (a counterexample); the others are "
+                                   "listed under control_power" if ctx.variant else
                                    "refuted if any configuration refutes; else error, inconclusive, confirmed, "
                                    "verified in that order")
             return Outcome(rule(verdicts), ev)

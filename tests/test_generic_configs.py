@@ -59,8 +59,10 @@ def test_combination_rules():
     assert C.combine(["inconclusive", "refuted", "error"]) == "refuted"
     assert C.combine(["confirmed", "error"]) == "error"
     assert C.combine_control(["refuted", "refuted"]) == "refuted"
-    assert C.combine_control(["refuted", "confirmed"]) == "confirmed"  # the control survived somewhere
-    assert C.combine_control(["refuted", "inconclusive"]) == "inconclusive"
+    assert C.combine_control(["refuted", "confirmed"]) == "refuted"  # one counterexample refutes a wrong statement
+    assert C.combine_control(["inconclusive", "refuted"]) == "refuted"
+    assert C.combine_control(["confirmed", "inconclusive"]) == "inconclusive"  # survived: not refuted anywhere
+    assert C.combine_control(["confirmed", "confirmed"]) == "confirmed"
 
 
 # ---- the engine run lists the configurations, seeded --------------------------------------------
