@@ -33,7 +33,18 @@ def _parse_query(text: str, dim: int | None = None):
     return vals
 
 
-def _load_config(path: str, claims: dict) -> dict:
+def _load_config(path: str, claims: dict, selected=()) -> dict:
+    """``--config`` file -> {claim id: overrides}, validated against the claims' parameter types
+    before anything runs (:mod:`softmix.checks.params`).
+
+    Top-level keys are section keys or claim ids (claim-specific values win).  A parameter may be
+    given flat: ``{"lda": {"m1": ..., "Gamma": ...}}`` sets the ``m1`` and ``Gamma`` entries of
+    every claim of the section whose parameters nest them in an object (the LDA claims' ``lda``
+    problem), merged with that object's defaults; the nested form ``{"lda": {"lda": {...}}}``
+    works too.  A key no target claim accepts, a wrong type, a non-finite number, a negative
+    scale or a non-PSD covariance is an :class:`InputError` (one line, exit 2).
+    """
+    from softmix.checks.params import validate_params
     from softmix.checks.registry import SECTIONS
     from softmix.numerics.errors import InputError
     from softmix.numerics.mixture import load_json_file
@@ -42,27 +53,44 @@ def _load_config(path: str, claims: dict) -> dict:
     if not isinstance(obj, dict):
         raise InputError(f"{path}: expected a JSON object mapping claim ids or sections to parameters")
     per_claim: dict = {}
+
+    def nests(c):  # parameters of c that are objects of named entries (not mixtures)
+        return [k for k, v in c.defaults.items()
+                if isinstance(v, dict) and not {"weights", "means", "covariances"} <= set(v)]
+
+    def apply(c, name, value) -> bool:
+        over = per_claim.setdefault(c.id, {})
+        if name in c.defaults:
+            if name in nests(c) and isinstance(value, dict):
+                over[name] = {**over.get(name, c.defaults[name]), **value}
+            else:
+                over[name] = value
+            return True
+        hit = False
+        for n in nests(c):
+            if name in c.defaults[n]:
+                over[n] = {**over.get(n, c.defaults[n]), name: value}
+                hit = True
+        return hit
+
     # section keys first, then claim ids (claim-specific overrides win)
     for key in sorted(obj, key=lambda k: k in claims):
         val = obj[key]
         if not isinstance(val, dict):
             raise InputError(f"{path}: value for {key!r} must be an object of parameters")
-        if key in SECTIONS:
-            targets = [c for c in claims.values() if c.section == key]
-            accepted = set().union(*[set(c.defaults) for c in targets]) if targets else set()
-            bad = sorted(set(val) - accepted)
-            if bad:
-                raise InputError(f"{path}: section {key!r} does not accept parameter(s) {', '.join(bad)}")
-            for c in targets:
-                per_claim.setdefault(c.id, {}).update({k: v for k, v in val.items() if k in c.defaults})
-        elif key in claims:
-            bad = sorted(set(val) - set(claims[key].defaults))
-            if bad:
-                raise InputError(f"{path}: claim {key!r} does not accept parameter(s) {', '.join(bad)}")
-            per_claim.setdefault(key, {}).update(val)
+        if key in claims:
+            targets, what = [claims[key]], "claim"
+        elif key in SECTIONS:
+            targets, what = [c for c in claims.values() if c.section == key], "section"
         else:
             raise InputError(f"{path}: unknown claim id or section {key!r}")
-    return per_claim
+        bad = [name for name in val if not [c for c in targets if apply(c, name, val[name])]]
+        if bad:
+            raise InputError(f"{path}: {what} {key!r} does not accept parameter(s) {', '.join(sorted(bad))}")
+    first = [c for c in selected if c in per_claim]  # name the claims asked for in the message
+    for cid in first + [c for c in per_claim if c not in first]:
+        validate_params(claims[cid], per_claim[cid], f"{path}: {cid}")
+    return {cid: over for cid, over in per_claim.items() if over}
 
 
 def _cmd_list(args):
@@ -149,7 +177,7 @@ def _cmd_verify(args):
         raise UsageError("--quiet and --verbose cannot be combined")
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
-    config = _load_config(args.config, claims) if args.config else {}
+    config = _load_config(args.config, claims, ids) if args.config else {}
     if args.report:
         try:
             import matplotlib  # noqa: F401
