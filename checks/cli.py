@@ -273,8 +273,8 @@ def _cmd_finite_prompt(args):
     else:
         c = F.finite_prompt_constants(mix, np.array(U, float), np.array(V, float), np.array(z, float))
         doc = {"bias_coefficient": c["bias"].tolist(), "covariance_coefficient": c["covariance"].tolist(),
-               "effective_sample_fraction": repr(c["effective_sample_fraction"]), "rho": repr(c["rho"]),
-               "mse_coefficient": repr(c["mse"]), "limit": c["limit"].tolist()}
+               "effective_sample_fraction": float(c["effective_sample_fraction"]), "rho": float(c["rho"]),
+               "mse_coefficient": float(c["mse"]), "limit": c["limit"].tolist()}
     if args.mc:
         try:
             Ls = [int(x) for x in args.mc.split(",") if x.strip()]
@@ -411,21 +411,26 @@ def build_parser() -> argparse.ArgumentParser:
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_list)
     sp = sub.add_parser("show", help="statement, assumptions, parameters and derivation of claims")
-    sp.add_argument("claims", nargs="+")
-    sp.add_argument("--latex", action="store_true")
-    sp.add_argument("--no-derivation", action="store_true")
+    sp.add_argument("claims", nargs="+", help="claim ids (see 'softmix list')")
+    sp.add_argument("--latex", action="store_true", help="print derivations as LaTeX instead of pretty text")
+    sp.add_argument("--no-derivation", action="store_true", help="omit the derived and stated expressions")
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_show)
     sp = sub.add_parser("verify", help="run claims and their negative controls")
-    sp.add_argument("claims", nargs="*")
-    sp.add_argument("--profile", choices=["quick", "full"], default="quick")
-    sp.add_argument("--seed", type=int, default=20261130)
-    sp.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
-    sp.add_argument("--config")
-    sp.add_argument("--json")
-    sp.add_argument("--report", help="write a self-contained HTML report")
-    sp.add_argument("--quiet", action="store_true")
-    sp.add_argument("--verbose", action="store_true")
+    sp.add_argument("claims", nargs="*", help="claim ids to run (default: every registered claim)")
+    sp.add_argument("--profile", choices=["quick", "full"], default="quick",
+                    help="parameter profile: quick (CI-sized) or full (paper-sized); default quick")
+    sp.add_argument("--seed", type=int, default=20261130,
+                    help="master seed; every random stream derives from it (same seed, same JSON)")
+    sp.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
+                    help="local worker processes (default: min(2, cores))")
+    sp.add_argument("--config", metavar="FILE.json",
+                    help="parameter overrides: {section or claim id: {parameter: value}}, validated against "
+                         "the claims' parameter types before anything runs")
+    sp.add_argument("--json", metavar="PATH", help="write the full results (schema: 'softmix schema') to PATH")
+    sp.add_argument("--report", metavar="PATH.html", help="write a self-contained HTML report")
+    sp.add_argument("--quiet", action="store_true", help="no progress lines and no table")
+    sp.add_argument("--verbose", action="store_true", help="print each claim's evidence as it finishes")
     sp.add_argument("--strict", action="store_true",
                     help="exit 1 also when a claim is inconclusive (default: only refuted/error/surviving control)")
     sp.add_argument("--scheduler", metavar="ADDRESS",
@@ -448,22 +453,23 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seconds allowed to the test files of one surviving mutant (default 120)")
     sp.add_argument("--named", action="store_true", help="score the hand-written named faults instead")
     sp.add_argument("--faults", help="with --named: comma-separated fault ids (default: all)")
-    sp.add_argument("--json")
-    sp.add_argument("--quiet", action="store_true")
+    sp.add_argument("--json", metavar="PATH", help="write the per-mutant results to PATH")
+    sp.add_argument("--quiet", action="store_true", help="no progress lines")
     sp.set_defaults(fn=_cmd_mutation)
     for name, fn, hlp in (("attention", _cmd_attention, "evaluate T, T_lin and the gates"),
                           ("finite-prompt", _cmd_finite_prompt, "finite-prompt constants and Monte Carlo")):
         sp = sub.add_parser(name, help=hlp)
-        sp.add_argument("--mixture", required=True)
-        sp.add_argument("--U", required=True)
-        sp.add_argument("--V", required=True)
-        sp.add_argument("--query", required=True)
-        sp.add_argument("--dps", type=int)
-        sp.add_argument("--json")
+        sp.add_argument("--mixture", required=True, metavar="FILE.json",
+                        help="mixture file: {\"weights\": [...], \"means\": [[...]], \"covariances\": [[[...]]]}")
+        sp.add_argument("--U", required=True, metavar="FILE.json", help="key-query matrix U (D x D), a JSON list of rows")
+        sp.add_argument("--V", required=True, metavar="FILE.json", help="value matrix V (p x D), a JSON list of rows")
+        sp.add_argument("--query", required=True, metavar="Z1,Z2,...", help="the query z, comma-separated (decimals or p/q)")
+        sp.add_argument("--dps", type=int, help="decimal digits (mpmath); default: float64")
+        sp.add_argument("--json", metavar="PATH", help="also write the printed JSON to PATH")
         if name == "finite-prompt":
-            sp.add_argument("--mc")
-            sp.add_argument("--reps", type=int, default=2000)
-            sp.add_argument("--seed", type=int, default=0)
+            sp.add_argument("--mc", metavar="L1,L2,...", help="Monte Carlo at these prompt lengths")
+            sp.add_argument("--reps", type=int, default=2000, help="Monte Carlo replicates per prompt length (needs --mc)")
+            sp.add_argument("--seed", type=int, default=0, help="Monte Carlo seed")
         sp.set_defaults(fn=fn)
     sp = sub.add_parser("risk", help="finite-prompt risk of several heads sharing one prompt (1/L coefficient)")
     for opt in ("--mixture", "--heads", "--queries", "--target"):

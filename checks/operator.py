@@ -169,7 +169,9 @@ def _instance(rng, K, D, degenerate, shared):
 
 def _describe(mix, U, V, z):
     s = lambda x: str(Fraction(x))
-    return {"mixture": mix.to_json_obj(), "U": [[s(v) for v in r] for r in U], "V": [[s(v) for v in r] for r in V],
+    mixture = {"weights": [s(w) for w in mix.weights], "means": [[s(v) for v in m] for m in mix.means],
+               "covariances": [[[s(v) for v in r] for r in G] for G in mix.covariances]}
+    return {"mixture": mixture, "U": [[s(v) for v in r] for r in U], "V": [[s(v) for v in r] for r in V],
             "z": [s(v) for v in z]}
 
 
@@ -336,6 +338,14 @@ def operator_claim(id, stated, *, components, dim, shared_covariance=False, dege
             extra["skipped"] = skipped
         if failing and ctx.variant is None:
             d, inst, row = min(failing, key=lambda t: t[0])
+            for lower in range(1, d):  # a dimension-generic statement may fail lower down too
+                cand = _instance(ctx.shared_rng("counterexample", lower), K, lower, degenerate, shared_covariance)
+                try:
+                    if _fails(st, *cand, Residual(min(p.dps, 40)))[0]:
+                        inst = cand
+                        break
+                except Exception:  # the statement is not defined in that dimension
+                    continue
             small, used = _shrink(st, inst, Residual(min(p.dps, 40)), p.shrink_budget)
             _, srow = _fails(st, *small, Residual(min(p.dps, 40)))
             extra["counterexample"] = {**_describe(*small), "dim": small[0].dim, "residual": srow.get("residual"),

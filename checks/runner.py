@@ -14,9 +14,18 @@ __all__ = ["run_claim", "run_claims", "versions", "claim_passed", "exit_code", "
 
 
 def _jsonable(x):
+    """Evidence -> JSON by the one number rule of :data:`softmix.checks.schema.NUMBER_RULE`:
+    integers -> JSON integers; float64 quantities (Python and NumPy floats) -> JSON numbers,
+    non-finite ones -> the strings "inf", "-inf", "nan"; exact rationals (Fraction, SymPy
+    Rational) -> strings "p/q" (integers "p"); high-precision reals (mpmath, SymPy Float,
+    Decimal) -> decimal strings with 30 significant digits; anything else -> str()."""
+    import decimal
+    import math
+    from fractions import Fraction
+
     import mpmath as mpm
     import numpy as np
-    from fractions import Fraction
+    import sympy as sp
 
     if isinstance(x, dict):
         return {str(k): _jsonable(v) for k, v in x.items()}
@@ -24,21 +33,31 @@ def _jsonable(x):
         return [_jsonable(v) for v in x]
     if isinstance(x, (bool, type(None), str)):
         return x
-    if isinstance(x, (np.bool_,)):
+    if isinstance(x, np.bool_):
         return bool(x)
     if isinstance(x, (int, np.integer)):
         return int(x)
     if isinstance(x, (float, np.floating)):
         x = float(x)
-        return x if np.isfinite(x) else str(x)
+        return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
     if isinstance(x, np.ndarray):
         return _jsonable(x.tolist())
-    if isinstance(x, (mpm.mpf,)):
-        return mpm.nstr(x, 30)
+    if isinstance(x, mpm.mpf):
+        return mpm.nstr(x, 30) if mpm.isfinite(x) else ("nan" if mpm.isnan(x) else ("inf" if x > 0 else "-inf"))
     if isinstance(x, mpm.matrix):
-        return [[mpm.nstr(x[i, j], 30) for j in range(x.cols)] for i in range(x.rows)]
+        return [[_jsonable(x[i, j]) for j in range(x.cols)] for i in range(x.rows)]
     if isinstance(x, Fraction):
         return str(x)
+    if isinstance(x, sp.Integer):
+        return int(x)
+    if isinstance(x, sp.Rational):
+        return f"{x.p}/{x.q}"
+    if isinstance(x, sp.Float):
+        return _jsonable(mpm.mpf(x._mpf_)) if hasattr(x, "_mpf_") else str(x)
+    if isinstance(x, decimal.Decimal):
+        return str(x) if x.is_finite() else ("nan" if x.is_nan() else ("inf" if x > 0 else "-inf"))
+    if isinstance(x, sp.MatrixBase):
+        return [[_jsonable(x[i, j]) for j in range(x.cols)] for i in range(x.rows)]
     return str(x)
 
 
