@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 from .registry import Claim, Context, Control, Outcome, register
 
-__all__ = ["LATTICE", "Part", "combine", "decide", "part", "outcome", "claim", "verdict_of"]
+__all__ = ["LATTICE", "Part", "combine", "decide", "decide_one", "part", "outcome", "claim", "verdict_of"]
 
 #: verdicts from best to worst; ``combine`` returns the worst part's verdict (see module doc)
 LATTICE = ("verified", "confirmed", "inconclusive", "error", "refuted")
@@ -114,14 +114,46 @@ def part(kind: str, rows, name: str | None = None, rule=None) -> Part:
     return Part(name or kind, kind, verdict_of(rows, kind), rows, text)
 
 
+_DECIDED: dict = {}
+
+
+def decide_one(d, seed: int, digits: int = 30) -> tuple[str, dict]:
+    """``(status, info)`` for one derivation: ``proven`` outright when SymPy already reduced the
+    difference to an exact 0 at construction; otherwise :meth:`Derivation.decide` (numeric
+    counterexample search at ``digits`` digits, then exact simplification); when a side cannot be
+    evaluated at random points, exact simplification alone (``proven`` or ``unproven``).
+    Memoised on (name, both sides, seed, digits): a control that leaves a derivation unchanged
+    does not pay for it twice."""
+    import sympy as sp
+
+    key = (d.name, sp.srepr(d.derived), sp.srepr(d.stated), int(seed), int(digits))
+    if key in _DECIDED:
+        return _DECIDED[key]
+    diff = d.difference()
+    entries = list(diff) if isinstance(diff, sp.MatrixBase) else [diff]
+    if all(sp.sympify(e) == 0 for e in entries):
+        out = ("proven", {"difference": "exactly 0 after construction", "digits": digits})
+    else:
+        try:
+            out = d.decide(seed=seed, digits=digits)
+        except TypeError:
+            out = ("proven" if d.holds() else "unproven"), {"note": "numeric search skipped", "digits": digits}
+    if len(_DECIDED) > 256:
+        _DECIDED.clear()
+    _DECIDED[key] = out
+    return out
+
+
 def decide(derivations, ctx: Context, *, name: str = "symbolic", digits: int = 30) -> Part:
     """Decide a list of :class:`softmix.theory.derivation.Derivation` (the one helper for every
-    claim): each is searched for a numeric counterexample at ``digits`` digits (seeded from the
-    context), then simplified to zero.  ``verified`` when all are proven, ``refuted`` when one
-    has a counterexample, ``unproven`` otherwise; an empty list gives an ``unproven`` part."""
+    claim; see :func:`decide_one`).  The random points depend on (seed, claim, derivation name),
+    not on the control, so a control is searched at the claim's points.  ``verified`` when all
+    are proven, ``refuted`` when one has a counterexample, ``unproven`` otherwise (an empty list
+    too)."""
     rows, statuses = [], []
     for d in derivations:
-        status, info = d.decide(seed=ctx.int_seed("sym", d.name) % 10**6, digits=digits)
+        seed = int(ctx.shared_rng("sym", d.name).integers(0, 10**6)) if ctx.seed is not None else 0
+        status, info = decide_one(d, seed, digits)
         rows.append({"derivation": d.name, "status": status, **info})
         statuses.append(status)
     if "refuted" in statuses:
