@@ -126,7 +126,8 @@ def decide_one(d, seed: int, digits: int = 30) -> tuple[str, dict]:
     does not pay for it twice."""
     import sympy as sp
 
-    key = (d.name, sp.srepr(d.derived), sp.srepr(d.stated), int(seed), int(digits))
+    frozen = lambda e: sp.ImmutableMatrix(e) if isinstance(e, sp.MatrixBase) else sp.sympify(e)
+    key = (d.name, frozen(d.derived), frozen(d.stated), int(seed), int(digits))  # structural hashes
     if key in _DECIDED:
         return _DECIDED[key]
     diff = d.difference()

@@ -75,7 +75,8 @@ def exact_operator(mix, U, V, z) -> sp.Matrix:
     """V grad Lambda(U z) at rationals, exactly (differentiated from the CGF)."""
     smix = sym_mixture(mix)
     a = vector_symbols("a", mix.dim)
-    return _mat(V) * gradient(cgf(smix, a), a).subs(dict(zip(a, _mat(U) * _mat([[v] for v in z]))), simultaneous=True)
+    point = dict(zip(a, _mat(U) * _mat([[v] for v in z])))  # rationals: xreplace is exact and fast
+    return _mat(V) * gradient(cgf(smix, a), a).xreplace(point)
 
 
 def definition_by_quadrature(mix, U, V, z, dps: int, nodes: int):
