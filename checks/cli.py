@@ -99,7 +99,10 @@ def _cmd_list(args):
     for c in load_all(args.plugin).values():
         if args.where:
             fn = getattr(c.check, "__wrapped__", c.check)
-            print(f"{c.id:28s} {fn.__module__}:{fn.__qualname__}")
+            mod = fn.__module__
+            if mod and mod.startswith("softmix_plugin_"):  # a plugin file: show its path
+                mod = getattr(sys.modules.get(mod), "__file__", mod)
+            print(f"{c.id:28s} {mod}:{fn.__qualname__}")
         else:
             print(f"{c.id:28s} {c.section:14s} {c.title}")
     return 0
