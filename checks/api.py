@@ -27,7 +27,8 @@ Writing a claim::
     def my_claim(p: P, ctx):
         data = ctx.data("instance", lambda rng: make_instance(rng, p.dim), params=p)  # shared with controls
         rule = softmix.Residual(p.dps)
-        rows = [rule(stated(data, flip=ctx.control("flipped-sign")) - reference(data), dim=p.dim)]
+        res = stated(data, flip=ctx.control("flipped-sign")) - reference(data)
+        rows = [{"dim": p.dim, **rule.decide(res)}]
         return softmix.part("numeric", rows)
 
 The check returns an :class:`Outcome`, a :class:`Part`, or a list of parts; see
@@ -92,20 +93,26 @@ def combine(parts) -> str:
 
 
 def verdict_of(rows, kind: str = "numeric") -> str:
-    """A numeric / Monte Carlo part's verdict from its rows: a decidable failed row refutes; an
-    undecidable row (``decidable: False``) makes it inconclusive; no rows is inconclusive."""
+    """A numeric / Monte Carlo part's verdict from its rows (rule decisions): the worst row wins.
+    A row's verdict is its ``verdict`` key when the rule gave one, else ``passed`` True ->
+    confirmed, False -> refuted, None -> inconclusive (a rule that cannot decide never refutes).
+    No rows is inconclusive."""
     if not rows:
         return "inconclusive"
-    if any(not r.get("passed", False) and r.get("decidable", True) for r in rows):
-        return "refuted"
-    if any(r.get("decidable", True) is False for r in rows):
-        return "inconclusive"
-    return "confirmed"
+    vs = []
+    for r in rows:
+        v = r.get("verdict")
+        if v is None:
+            p = r.get("passed")
+            v = "inconclusive" if p is None or r.get("decidable") is False else ("confirmed" if p else "refuted")
+        vs.append(v)
+    return max(vs, key=lambda v: _RANK.get(v, _RANK["error"]))
 
 
 def part(kind: str, rows, name: str | None = None, rule=None) -> Part:
     """A numeric or Monte Carlo part from rows produced by rule objects (``softmix.Residual``,
-    ``softmix.ZTest``, ``softmix.Bound``): each row has ``passed`` and its rule's text."""
+    ``softmix.ZTest``, ``softmix.Bound``: ``rule.decide(...)``, merged with any context keys):
+    each row has ``passed``, ``verdict`` and its rule's text."""
     rows = list(rows)
     text = rule.describe() if hasattr(rule, "describe") else (rule or "")
     if not text:

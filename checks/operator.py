@@ -184,9 +184,9 @@ def _fails(stated, mix, U, V, z, rule):
         try:
             val = _to_mp(_call(stated, sym_mixture(mix), _mat(U), _mat(V), _mat([[v] for v in z]), "stated"), rule.dps)
         except ArithmeticError as e:
-            return True, {"dim": D, "passed": False, "reason": str(e), "rule": rule.describe()}
+            return True, {"dim": D, "passed": False, "verdict": "refuted", "reason": str(e), "rule": rule.describe()}
         res = max(abs(x - y) for x, y in zip(val, ref))
-        row = rule(res, scale=max(abs(x) for x in ref), dim=D)
+        row = {"dim": D, **rule.decide(res, max(abs(x) for x in ref))}
         row["stated_value"] = [mpm.nstr(x, 20) for x in val]
         row["operator_value"] = [mpm.nstr(x, 20) for x in ref]
     return not row["passed"], row
@@ -305,7 +305,8 @@ def operator_claim(id, stated, *, components, dim, shared_covariance=False, dege
                     skipped.append({"dim": d, "reason": f"statement not defined in dimension {d}: {e}"})
                     continue
                 except ArithmeticError as e:
-                    row = {"dim": d, "method": method, "passed": False, "reason": str(e), "rule": rule.describe()}
+                    row = {"dim": d, "method": method, "passed": False, "verdict": "refuted", "reason": str(e),
+                           "rule": rule.describe()}
                     rows.append(row)
                     failing.append((d, inst, row))
                     continue
@@ -318,17 +319,17 @@ def operator_claim(id, stated, *, components, dim, shared_covariance=False, dege
                                        params=[K, d, degenerate, shared_covariance, p.dps])
                         qerr = None
                     res = max(abs(x - y) for x, y in zip(val, ref))
-                    row = rule(res, scale=max(abs(x) for x in ref), dim=d, components=K,
-                               method="definition (1) by Gauss-Hermite quadrature" if method == "quadrature"
-                               else "exact grad Lambda(U z) at rationals")
+                    row = {"dim": d, "components": K,
+                           "method": "definition (1) by Gauss-Hermite quadrature" if method == "quadrature"
+                           else "exact grad Lambda(U z) at rationals", **rule.decide(res, max(abs(x) for x in ref))}
                     if qerr is not None:
                         row["quadrature_error_estimate"] = mpm.nstr(qerr, 3)
                         if qerr > mpm.mpf(10) ** (rule.guard - p.dps):
-                            row["decidable"] = False
-                            row["reason"] = "quadrature error estimate above the tolerance"
+                            row.update(passed=None, verdict="inconclusive",
+                                       reason="quadrature error estimate above the tolerance")
                 row.update(_describe(*inst))
                 rows.append(row)
-                if not row["passed"] and row.get("decidable", True):
+                if row["passed"] is False:
                     failing.append((d, inst, row))
         num = Part("numeric", "numeric", "inconclusive", rows, rule.describe())
         from .api import verdict_of

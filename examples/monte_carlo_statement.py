@@ -52,5 +52,6 @@ def finite_prompt_mse(p: Params, ctx):
     if ctx.control("half-error"):
         predicted = predicted / 2
     est, se = scaled.mean(), scaled.std(ddof=1) / np.sqrt(len(scaled))
-    row = softmix.ZTest()(est, se, predicted, L=p.L, replicates=p.replicates)
+    row = {"L": p.L, "replicates": p.replicates, "estimate": float(est), "standard_error": float(se),
+           "predicted": float(predicted), **softmix.ZTest(1e-3).decide(est, se, predicted)}
     return softmix.part("monte-carlo", [row])

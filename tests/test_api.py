@@ -70,15 +70,18 @@ def test_lattice_worst_part_wins_and_verified_needs_a_proof(parts, expected):
 
 def test_rows_verdicts_and_rule_objects():
     r = Residual(40)
-    ok, bad = r(mpm.mpf("1e-35"), 3, dim=2), r(mpm.mpf("1e-20"), 1)
-    assert ok["passed"] and not bad["passed"] and ok["dim"] == 2
+    ok, bad = {"dim": 2, **r.decide(mpm.mpf("1e-35"), 3)}, r.decide(mpm.mpf("1e-20"), 1)
+    assert ok["passed"] and not bad["passed"] and ok["dim"] == 2 and bad["verdict"] == "refuted"
     assert ok["rule"] == r.describe() and "10^(10 - 40)" in r.describe()
     assert verdict_of([ok]) == "confirmed" and verdict_of([ok, bad]) == "refuted" and verdict_of([]) == "inconclusive"
-    z = ZTest(alpha=1e-3)
-    assert z(1.0, 0.1, 1.2)["passed"] and not z(1.0, 0.1, 1.5)["passed"]   # z = 2 vs 5, z_crit 3.29
-    undecidable = z(1.0, 0.0, 1.0)
-    assert undecidable["decidable"] is False and verdict_of([undecidable]) == "inconclusive"
-    assert Bound()(1, 2)["passed"] and not Bound(strict=True)(2, 2)["passed"]
+    z = ZTest(1e-3)
+    assert z.decide(1.0, 0.1, 1.2)["passed"] and not z.decide(1.0, 0.1, 1.5)["passed"]  # z = 2 vs 5, z_crit 3.29
+    undecidable = z.decide(1.0, 0.0, 1.0)
+    assert undecidable["passed"] is None and verdict_of([undecidable]) == "inconclusive"
+    assert verdict_of([ok, undecidable]) == "inconclusive" and verdict_of([undecidable, bad]) == "refuted"
+    assert Bound().decide(1, 2)["passed"] and not Bound(strict=True).decide(2, 2)["passed"]
+    assert Bound().decide(Fraction(1, 3), mpm.mpf(1) / 3 + mpm.mpf("1e-14"))["passed"]
+    assert Bound().decide(float("nan"), 1)["passed"] is None
     p = part("numeric", [ok])
     assert p.verdict == "confirmed" and p.rule == r.describe()
 
@@ -91,7 +94,7 @@ def test_decide_proves_and_refutes_derivations():
     assert decide([good], ctx).verdict == "verified"
     pt = decide([good, wrong], ctx)
     assert pt.verdict == "refuted" and "counterexample" in pt.rows[1]
-    out = outcome(decide([good], ctx), part("numeric", [Residual(30)(0)]))
+    out = outcome(decide([good], ctx), part("numeric", [Residual(30).decide(0)]))
     assert out.verdict == "verified" and set(out.evidence) >= {"symbolic", "numeric", "verdict_rule"}
 
 
@@ -116,8 +119,9 @@ def _squares(p: _Sq, ctx):
     data = ctx.data("draws", lambda rng: rng.integers(0, 1000, size=3), params=p)
     calls.append((ctx.variant, tuple(data)))
     stated = p.n**2 + (1 if ctx.control("off-by-one") else 0)
-    return softmix.part("numeric", [softmix.Bound()(sum(range(1, 2 * p.n, 2)), stated, n=p.n),
-                                    softmix.Bound()(stated, sum(range(1, 2 * p.n, 2)))])
+    odd = sum(range(1, 2 * p.n, 2))
+    return softmix.part("numeric", [{"n": p.n, **softmix.Bound().decide(odd, stated)},
+                                    softmix.Bound().decide(stated, odd)])
 
 
 def test_decorated_claim_defaults_profiles_controls_and_shared_data():
