@@ -40,11 +40,12 @@ from softmix.theory.attention import softmax_attention_derived
 from softmix.theory.derivation import Derivation
 from softmix.theory.mixtures import SymbolicMixture, cgf, gradient, matrix_symbols, symbolic_mixture, vector_symbols
 
-from .api import Part, claim, decide, outcome
+from .api import claim, decide, outcome, part
 from .rules import Residual
 from .strategies import random_matrix, random_mixture
 
-__all__ = ["operator_claim", "definition_by_quadrature", "exact_operator", "sym_mixture", "perturb", "CONTROLS"]
+__all__ = ["operator_claim", "definition_by_quadrature", "exact_operator", "sym_mixture", "perturb", "CONTROLS",
+           "compare", "random_instance", "describe_instance", "to_mp", "rational_matrix"]
 
 #: automatic negative controls (name -> description)
 CONTROLS = {
@@ -71,6 +72,25 @@ def _mat(M):
     return sp.Matrix([[_R(v) for v in r] for r in M])
 
 
+def rational_matrix(M) -> sp.Matrix:
+    """Rows of Fractions (or a flat list: a column) as an exact SymPy matrix."""
+    M = list(M)
+    return _mat(M if M and isinstance(M[0], (list, tuple)) else [[v] for v in M])
+
+
+def compare(rule, value, reference, quadrature_error=None, **keys) -> dict:
+    """One evidence row: ``rule.decide(max |value - reference|, max |reference|)`` (mpmath columns)
+    with ``keys`` first; a quadrature whose error estimate exceeds the rule's tolerance makes the
+    row undecidable (``passed`` None: inconclusive, never refuted)."""
+    res = max(abs(x - y) for x, y in zip(value, reference))
+    row = {**keys, **rule.decide(res, max(abs(x) for x in reference))}
+    if quadrature_error is not None:
+        row["quadrature_error_estimate"] = mpm.nstr(quadrature_error, 3)
+        if quadrature_error > mpm.mpf(10) ** (rule.guard - rule.dps):
+            row.update(passed=None, verdict="inconclusive", reason="quadrature error estimate above the tolerance")
+    return row
+
+
 def exact_operator(mix, U, V, z) -> sp.Matrix:
     """V grad Lambda(U z) at rationals, exactly (differentiated from the CGF)."""
     smix = sym_mixture(mix)
@@ -95,6 +115,11 @@ def definition_by_quadrature(mix, U, V, z, dps: int, nodes: int):
 
         val, err = expect_with_error(f, mix, n=nodes, dps=dps)
         return mpm.matrix([val[i + 1] / val[0] for i in range(val.rows - 1)]), err / abs(val[0])
+
+
+def to_mp(M: sp.Matrix, dps: int):
+    """An exact SymPy column rounded to ``dps`` digits (mpmath column); non-finite -> ArithmeticError."""
+    return _to_mp(M, dps)
 
 
 def _to_mp(M: sp.Matrix, dps: int):
@@ -155,6 +180,18 @@ def _call(stated, mix, U, V, z, where):
     if out.shape != (V.shape[0], 1):
         raise InputError(f"{where}: stated(mix, U, V, z) must return a {V.shape[0]}x1 column, got shape {out.shape}")
     return out
+
+
+def random_instance(rng, K, D, degenerate=True, shared=False):
+    """A random rational instance (mixture, U, V, z): K components in dimension D, non-singular
+    covariances unless ``degenerate`` (then the last component has rank D - 1), U with entries in
+    [-1, 1], V and z small rationals; nothing symmetric or equal by construction."""
+    return _instance(rng, K, D, degenerate, shared)
+
+
+def describe_instance(mix, U, V, z) -> dict:
+    """An instance for the evidence, every entry an exact fraction string."""
+    return _describe(mix, U, V, z)
 
 
 def _instance(rng, K, D, degenerate, shared):
@@ -318,23 +355,14 @@ def operator_claim(id, stated, *, components, dim, shared_covariance=False, dege
                         ref = ctx.data(("ref",) + key, lambda rng: _to_mp(exact_operator(mix, U, V, z), p.dps),
                                        params=[K, d, degenerate, shared_covariance, p.dps])
                         qerr = None
-                    res = max(abs(x - y) for x, y in zip(val, ref))
-                    row = {"dim": d, "components": K,
-                           "method": "definition (1) by Gauss-Hermite quadrature" if method == "quadrature"
-                           else "exact grad Lambda(U z) at rationals", **rule.decide(res, max(abs(x) for x in ref))}
-                    if qerr is not None:
-                        row["quadrature_error_estimate"] = mpm.nstr(qerr, 3)
-                        if qerr > mpm.mpf(10) ** (rule.guard - p.dps):
-                            row.update(passed=None, verdict="inconclusive",
-                                       reason="quadrature error estimate above the tolerance")
+                    row = compare(rule, val, ref, qerr, dim=d, components=K,
+                                  method="definition (1) by Gauss-Hermite quadrature" if method == "quadrature"
+                                  else "exact grad Lambda(U z) at rationals")
                 row.update(_describe(*inst))
                 rows.append(row)
                 if row["passed"] is False:
                     failing.append((d, inst, row))
-        num = Part("numeric", "numeric", "inconclusive", rows, rule.describe())
-        from .api import verdict_of
-
-        num.verdict = verdict_of(rows)
+        num = part("numeric", rows, rule=rule)
         extra = {"components": K, "dim": D, "shared_covariance": shared_covariance, "degenerate": degenerate}
         if skipped:
             extra["skipped"] = skipped
