@@ -124,12 +124,13 @@ def to_mp(M: sp.Matrix, dps: int):
 
 def _to_mp(M: sp.Matrix, dps: int):
     out = []
-    for e in M:
-        v = sp.N(e, dps + 10)
-        if not v.is_number or v.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or not v.is_real:
-            raise ArithmeticError(f"stated value {sp.sstr(e)[:80]} is not a finite real number")
-        out.append(mpm.mpf(str(v)))
-    return mpm.matrix(out)
+    with workdps(dps + 10):  # the mpf keep these digits whatever the caller's context
+        for e in M:
+            v = sp.N(e, dps + 10)
+            if not v.is_number or v.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or not v.is_real:
+                raise ArithmeticError(f"stated value {sp.sstr(e)[:80]} is not a finite real number")
+            out.append(mpm.mpf(str(v)))
+        return mpm.matrix(out)
 
 
 # ---- perturbations of the stated map (automatic negative controls) -----------------------------
