@@ -256,3 +256,21 @@ def test_jupyter_representations():
     assert tex.startswith("$") and tex.endswith("$") and "derived" in tex and "x^{2}" in tex
     html = softmix.Outcome("refuted", {"r": mpm.mpf(2), "x": float("nan")})._repr_html_()
     assert "refuted" in html and "<pre>" in html and '"nan"' in html.replace("&quot;", '"')
+
+
+def test_bookkeeping_measure_counts_known_lines(tmp_path):
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.bookkeeping import measure
+
+    f = tmp_path / "m.py"
+    f.write_text('"""doc"""\n'
+                 "def check(params, ctx):\n"
+                 "    x = params['a'] * 2\n"             # mathematics
+                 "    if ctx.variant == 'c':\n"           # control dispatch
+                 "        x += 1\n"
+                 "    ev = {'x': x}\n"                    # evidence
+                 "    return Outcome('confirmed', ev)\n"  # verdict
+                 "register(Claim(id='a', title='t',\n"    # registration (2 lines)
+                 "               defaults={'a': 1}))\n")  # parameters: not bookkeeping
+    r = measure(str(f))
+    assert (r["code"], r["registration"], r["evidence"], r["verdict"], r["control"]) == (8, 1, 1, 1, 1)
