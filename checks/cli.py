@@ -475,13 +475,16 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--seed", type=int, default=0, help="Monte Carlo seed")
         sp.set_defaults(fn=fn)
     sp = sub.add_parser("risk", help="finite-prompt risk of several heads sharing one prompt (1/L coefficient)")
-    for opt in ("--mixture", "--heads", "--queries", "--target"):
-        sp.add_argument(opt, required=True)
-    sp.add_argument("--dps", type=int)
-    sp.add_argument("--mc")
-    sp.add_argument("--reps", type=int)
-    sp.add_argument("--seed", type=int)
-    sp.add_argument("--json")
+    for opt, hlp in (("--mixture", "token law: a mixture file {weights, means, covariances}"),
+                     ("--heads", "the heads sharing the prompt: a JSON list of {U, V, W?} (W defaults to the identity)"),
+                     ("--queries", "query law: a mixture file of the same dimension as the tokens"),
+                     ("--target", "the target: {B, noise_covariance} (JSON)")):
+        sp.add_argument(opt, required=True, metavar="FILE.json", help=hlp)
+    sp.add_argument("--dps", type=int, help="decimal digits (mpmath, 5-1000); default: float64")
+    sp.add_argument("--mc", metavar="L1,L2,...", help="also simulate full-token prompts at these lengths")
+    sp.add_argument("--reps", type=int, help="Monte Carlo replicates per prompt length (needs --mc; default 2000)")
+    sp.add_argument("--seed", type=int, help="Monte Carlo seed (non-negative; default 0)")
+    sp.add_argument("--json", metavar="PATH", help="also write the printed JSON to PATH")
     sp.set_defaults(fn=_cmd_risk)
     return p
 
