@@ -10,7 +10,7 @@ import traceback
 
 from .registry import Context, Outcome, load_all
 
-__all__ = ["run_claim", "run_claims", "versions", "claim_passed", "exit_code", "verdict_counts"]
+__all__ = ["Result", "run_claim", "run_claims", "versions", "claim_passed", "exit_code", "verdict_counts"]
 
 
 def _jsonable(x):
@@ -61,6 +61,26 @@ def _jsonable(x):
     return str(x)
 
 
+class Result(dict):
+    """One claim's result (the JSON object of ``softmix verify --json``): a plain dict that also
+    renders as HTML in Jupyter (verdict, controls, evidence)."""
+
+    def _repr_html_(self) -> str:
+        import html
+        import json
+
+        from .registry import Outcome
+
+        head = Outcome(self.get("verdict", "error"), self.get("evidence", {}))._repr_html_()
+        ctl = "".join(f"<li>{html.escape(c['id'])}: {html.escape(c['verdict'])}"
+                      f"{'' if c['refuted'] else ' <b>(survived)</b>'}</li>" for c in self.get("negative_controls", []))
+        return (f"<div><b>{html.escape(str(self.get('id')))}</b>: {html.escape(str(self.get('title', '')))}"
+                f"<br><i>{html.escape(str(self.get('source', '')))}</i>{head}"
+                f"<div>negative controls:<ul>{ctl}</ul></div>"
+                f"<details><summary>parameters</summary><pre>"
+                f"{html.escape(json.dumps(self.get('parameters', {}), indent=1))}</pre></details></div>")
+
+
 def _run_one(claim, params, ctx) -> tuple[Outcome, float]:
     t0 = time.perf_counter()
     try:
@@ -87,11 +107,11 @@ def run_claim(claim_id: str, profile: str = "quick", seed: int = 0, overrides: d
         cout, csec = _run_one(claim, params, Context(claim_id, profile, seed, variant=c.id))
         controls.append({"id": c.id, "description": c.description, "verdict": cout.verdict,
                          "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence)})
-    return {"id": claim.id, "title": claim.title, "source": claim.source, "section": claim.section,
+    return Result({"id": claim.id, "title": claim.title, "source": claim.source, "section": claim.section,
             "kind": claim.kind, "statement": claim.statement, "assumptions": list(claim.assumptions),
             "parameters": _jsonable(params), "verdict": out.verdict, "evidence": _jsonable(out.evidence),
             "findings": _jsonable(out.evidence.get("findings", [])),
-            "negative_controls": controls, "seconds": round(time.perf_counter() - t0, 3)}
+            "negative_controls": controls, "seconds": round(time.perf_counter() - t0, 3)})
 
 
 def claim_passed(res: dict, strict: bool = False) -> bool:

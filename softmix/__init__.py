@@ -80,6 +80,7 @@ _EXPORTS = {
     "Covariance": ("softmix.checks.params", "Covariance"),
     "Derivation": ("softmix.theory.derivation", "Derivation"),
     "run_claims": ("softmix.checks.runner", "run_claims"),
+    "Result": ("softmix.checks.runner", "Result"),
 }
 
 __all__ = ["__version__", *_EXPORTS]

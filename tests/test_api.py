@@ -274,3 +274,10 @@ def test_bookkeeping_measure_counts_known_lines(tmp_path):
                  "               defaults={'a': 1}))\n")  # parameters: not bookkeeping
     r = measure(str(f))
     assert (r["code"], r["registration"], r["evidence"], r["verdict"], r["control"]) == (8, 1, 1, 1, 1)
+
+
+def test_run_result_renders_as_html_and_stays_a_plain_json_dict():
+    r = run_claim("unit-api-squares", seed=3)
+    html = r._repr_html_()
+    assert "unit-api-squares" in html and "off-by-one" in html and "confirmed" in html
+    assert json.loads(json.dumps(r)) == dict(r)
