@@ -35,7 +35,7 @@ import sympy as sp
 
 from softmix.numerics.errors import InputError
 from softmix.numerics.precision import to_mpf, workdps
-from softmix.numerics.quadrature import expect_with_error
+from softmix.numerics.quadrature import expect_mixture
 from softmix.theory.attention import softmax_attention_derived
 from softmix.theory.derivation import Derivation
 from softmix.theory.mixtures import SymbolicMixture, cgf, gradient, matrix_symbols, symbolic_mixture, vector_symbols
@@ -99,22 +99,35 @@ def exact_operator(mix, U, V, z) -> sp.Matrix:
     return _mat(V) * gradient(cgf(smix, a), a).xreplace(point)
 
 
-def definition_by_quadrature(mix, U, V, z, dps: int, nodes: int):
+def definition_by_quadrature(mix, U, V, z, dps: int, nodes: int, tol=None, max_nodes: int = 100):
     """Eq. (1) literally: int e^{<Uz, x>} V x dmu / int e^{<Uz, x>} dmu by Gauss-Hermite
-    quadrature (n and 1.5 n + 2 nodes per direction of each covariance's range).  Returns the
-    value and the relative error estimate (an estimate, not a bound)."""
+    quadrature with n = ``nodes``, 1.5 n + 2, ... nodes per direction of each covariance's range,
+    until two successive rules agree to ``tol`` (relative; default 10^(10 - dps)) or n would pass
+    ``max_nodes``.  Returns the last value and |last - previous| relative (an a-posteriori
+    estimate of the previous rule's error, hence conservative for the last; not a bound)."""
     with workdps(dps):
         Um = mpm.matrix([[to_mpf(v) for v in r] for r in U])
         Vm = mpm.matrix([[to_mpf(v) for v in r] for r in V])
         a = Um * mpm.matrix([to_mpf(v) for v in z])
+        tol = mpm.mpf(10) ** (10 - dps) if tol is None else mpm.mpf(tol)
 
         def f(x):
             e = mpm.exp(sum(a[i] * x[i] for i in range(len(x))))
             y = Vm * x
             return mpm.matrix([e] + [e * y[i] for i in range(y.rows)])
 
-        val, err = expect_with_error(f, mix, n=nodes, dps=dps)
-        return mpm.matrix([val[i + 1] / val[0] for i in range(val.rows - 1)]), err / abs(val[0])
+        def T(val):
+            return mpm.matrix([val[i + 1] / val[0] for i in range(val.rows - 1)])
+
+        n = int(nodes)
+        prev = expect_mixture(f, mix, n=n, dps=dps)
+        while True:
+            n = int(1.5 * n) + 2
+            cur = expect_mixture(f, mix, n=n, dps=dps)
+            err = max(abs(x - y) for x, y in zip(cur, prev)) / abs(cur[0])
+            if err <= tol or int(1.5 * n) + 2 > max_nodes:
+                return T(cur), err
+            prev = cur
 
 
 def to_mp(M: sp.Matrix, dps: int):
