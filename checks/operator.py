@@ -14,8 +14,8 @@ A statement is a function ``stated(mix, U, V, z)`` returning the claimed ``T_{U,
 2. **numeric** (40+ digits): random rational instances with the same number of components, in
    dimension ``dim`` and larger ones (singular covariances only when ``degenerate``): the stated
    map, evaluated exactly and rounded at ``dps`` digits, against definition (1) by Gauss-Hermite
-   quadrature (dimension <= 2, with an a-posteriori error estimate: above tolerance the row is
-   undecidable) and against the exact gradient of the CGF at the rationals (every dimension).
+   quadrature (dimension <= 2, refined until two successive rules agree to the tolerance; if
+   they never do the row is undecidable) and against the exact gradient of the CGF at the rationals (every dimension).
    A failing instance is shrunk greedily (entries set to 0 or +-1 while it still fails) and
    reported as the ``counterexample``.
 3. **automatic negative controls**: perturbations of the user's *stated* map -- one additive
