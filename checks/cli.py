@@ -33,7 +33,18 @@ def _parse_query(text: str, dim: int | None = None):
     return vals
 
 
-def _load_config(path: str, claims: dict) -> dict:
+def _load_config(path: str, claims: dict, selected=()) -> dict:
+    """``--config`` file -> {claim id: overrides}, validated against the claims' parameter types
+    before anything runs (:mod:`softmix.checks.params`).
+
+    Top-level keys are section keys or claim ids (claim-specific values win).  A parameter may be
+    given flat: ``{"lda": {"m1": ..., "Gamma": ...}}`` sets the ``m1`` and ``Gamma`` entries of
+    every claim of the section whose parameters nest them in an object (the LDA claims' ``lda``
+    problem), merged with that object's defaults; the nested form ``{"lda": {"lda": {...}}}``
+    works too.  A key no target claim accepts, a wrong type, a non-finite number, a negative
+    scale or a non-PSD covariance is an :class:`InputError` (one line, exit 2).
+    """
+    from softmix.checks.params import validate_params
     from softmix.checks.registry import SECTIONS
     from softmix.numerics.errors import InputError
     from softmix.numerics.mixture import load_json_file
@@ -42,27 +53,44 @@ def _load_config(path: str, claims: dict) -> dict:
     if not isinstance(obj, dict):
         raise InputError(f"{path}: expected a JSON object mapping claim ids or sections to parameters")
     per_claim: dict = {}
+
+    def nests(c):  # parameters of c that are objects of named entries (not mixtures)
+        return [k for k, v in c.defaults.items()
+                if isinstance(v, dict) and not {"weights", "means", "covariances"} <= set(v)]
+
+    def apply(c, name, value) -> bool:
+        over = per_claim.setdefault(c.id, {})
+        if name in c.defaults:
+            if name in nests(c) and isinstance(value, dict):
+                over[name] = {**over.get(name, c.defaults[name]), **value}
+            else:
+                over[name] = value
+            return True
+        hit = False
+        for n in nests(c):
+            if name in c.defaults[n]:
+                over[n] = {**over.get(n, c.defaults[n]), name: value}
+                hit = True
+        return hit
+
     # section keys first, then claim ids (claim-specific overrides win)
     for key in sorted(obj, key=lambda k: k in claims):
         val = obj[key]
         if not isinstance(val, dict):
             raise InputError(f"{path}: value for {key!r} must be an object of parameters")
-        if key in SECTIONS:
-            targets = [c for c in claims.values() if c.section == key]
-            accepted = set().union(*[set(c.defaults) for c in targets]) if targets else set()
-            bad = sorted(set(val) - accepted)
-            if bad:
-                raise InputError(f"{path}: section {key!r} does not accept parameter(s) {', '.join(bad)}")
-            for c in targets:
-                per_claim.setdefault(c.id, {}).update({k: v for k, v in val.items() if k in c.defaults})
-        elif key in claims:
-            bad = sorted(set(val) - set(claims[key].defaults))
-            if bad:
-                raise InputError(f"{path}: claim {key!r} does not accept parameter(s) {', '.join(bad)}")
-            per_claim.setdefault(key, {}).update(val)
+        if key in claims:
+            targets, what = [claims[key]], "claim"
+        elif key in SECTIONS:
+            targets, what = [c for c in claims.values() if c.section == key], "section"
         else:
             raise InputError(f"{path}: unknown claim id or section {key!r}")
-    return per_claim
+        bad = [name for name in val if not [c for c in targets if apply(c, name, val[name])]]
+        if bad:
+            raise InputError(f"{path}: {what} {key!r} does not accept parameter(s) {', '.join(sorted(bad))}")
+    first = [c for c in selected if c in per_claim]  # name the claims asked for in the message
+    for cid in first + [c for c in per_claim if c not in first]:
+        validate_params(claims[cid], per_claim[cid], f"{path}: {cid}")
+    return {cid: over for cid, over in per_claim.items() if over}
 
 
 def _cmd_list(args):
@@ -71,7 +99,10 @@ def _cmd_list(args):
     for c in load_all(args.plugin).values():
         if args.where:
             fn = getattr(c.check, "__wrapped__", c.check)
-            print(f"{c.id:28s} {fn.__module__}:{fn.__qualname__}")
+            mod = fn.__module__
+            if mod and mod.startswith("softmix_plugin_"):  # a plugin file: show its path
+                mod = getattr(sys.modules.get(mod), "__file__", mod)
+            print(f"{c.id:28s} {mod}:{fn.__qualname__}")
         else:
             print(f"{c.id:28s} {c.section:14s} {c.title}")
     return 0
@@ -149,7 +180,7 @@ def _cmd_verify(args):
         raise UsageError("--quiet and --verbose cannot be combined")
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
-    config = _load_config(args.config, claims) if args.config else {}
+    config = _load_config(args.config, claims, ids) if args.config else {}
     if args.report:
         try:
             import matplotlib  # noqa: F401
@@ -245,8 +276,8 @@ def _cmd_finite_prompt(args):
     else:
         c = F.finite_prompt_constants(mix, np.array(U, float), np.array(V, float), np.array(z, float))
         doc = {"bias_coefficient": c["bias"].tolist(), "covariance_coefficient": c["covariance"].tolist(),
-               "effective_sample_fraction": repr(c["effective_sample_fraction"]), "rho": repr(c["rho"]),
-               "mse_coefficient": repr(c["mse"]), "limit": c["limit"].tolist()}
+               "effective_sample_fraction": float(c["effective_sample_fraction"]), "rho": float(c["rho"]),
+               "mse_coefficient": float(c["mse"]), "limit": c["limit"].tolist()}
     if args.mc:
         try:
             Ls = [int(x) for x in args.mc.split(",") if x.strip()]
@@ -383,21 +414,26 @@ def build_parser() -> argparse.ArgumentParser:
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_list)
     sp = sub.add_parser("show", help="statement, assumptions, parameters and derivation of claims")
-    sp.add_argument("claims", nargs="+")
-    sp.add_argument("--latex", action="store_true")
-    sp.add_argument("--no-derivation", action="store_true")
+    sp.add_argument("claims", nargs="+", help="claim ids (see 'softmix list')")
+    sp.add_argument("--latex", action="store_true", help="print derivations as LaTeX instead of pretty text")
+    sp.add_argument("--no-derivation", action="store_true", help="omit the derived and stated expressions")
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_show)
     sp = sub.add_parser("verify", help="run claims and their negative controls")
-    sp.add_argument("claims", nargs="*")
-    sp.add_argument("--profile", choices=["quick", "full"], default="quick")
-    sp.add_argument("--seed", type=int, default=20261130)
-    sp.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
-    sp.add_argument("--config")
-    sp.add_argument("--json")
-    sp.add_argument("--report", help="write a self-contained HTML report")
-    sp.add_argument("--quiet", action="store_true")
-    sp.add_argument("--verbose", action="store_true")
+    sp.add_argument("claims", nargs="*", help="claim ids to run (default: every registered claim)")
+    sp.add_argument("--profile", choices=["quick", "full"], default="quick",
+                    help="parameter profile: quick (CI-sized) or full (paper-sized); default quick")
+    sp.add_argument("--seed", type=int, default=20261130,
+                    help="master seed; every random stream derives from it (same seed, same JSON)")
+    sp.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
+                    help="local worker processes (default: min(2, cores))")
+    sp.add_argument("--config", metavar="FILE.json",
+                    help="parameter overrides: {section or claim id: {parameter: value}}, validated against "
+                         "the claims' parameter types before anything runs")
+    sp.add_argument("--json", metavar="PATH", help="write the full results (schema: 'softmix schema') to PATH")
+    sp.add_argument("--report", metavar="PATH.html", help="write a self-contained HTML report")
+    sp.add_argument("--quiet", action="store_true", help="no progress lines and no table")
+    sp.add_argument("--verbose", action="store_true", help="print each claim's evidence as it finishes")
     sp.add_argument("--strict", action="store_true",
                     help="exit 1 also when a claim is inconclusive (default: only refuted/error/surviving control)")
     sp.add_argument("--scheduler", metavar="ADDRESS",
@@ -420,31 +456,35 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seconds allowed to the test files of one surviving mutant (default 120)")
     sp.add_argument("--named", action="store_true", help="score the hand-written named faults instead")
     sp.add_argument("--faults", help="with --named: comma-separated fault ids (default: all)")
-    sp.add_argument("--json")
-    sp.add_argument("--quiet", action="store_true")
+    sp.add_argument("--json", metavar="PATH", help="write the per-mutant results to PATH")
+    sp.add_argument("--quiet", action="store_true", help="no progress lines")
     sp.set_defaults(fn=_cmd_mutation)
     for name, fn, hlp in (("attention", _cmd_attention, "evaluate T, T_lin and the gates"),
                           ("finite-prompt", _cmd_finite_prompt, "finite-prompt constants and Monte Carlo")):
         sp = sub.add_parser(name, help=hlp)
-        sp.add_argument("--mixture", required=True)
-        sp.add_argument("--U", required=True)
-        sp.add_argument("--V", required=True)
-        sp.add_argument("--query", required=True)
-        sp.add_argument("--dps", type=int)
-        sp.add_argument("--json")
+        sp.add_argument("--mixture", required=True, metavar="FILE.json",
+                        help="mixture file: {\"weights\": [...], \"means\": [[...]], \"covariances\": [[[...]]]}")
+        sp.add_argument("--U", required=True, metavar="FILE.json", help="key-query matrix U (D x D), a JSON list of rows")
+        sp.add_argument("--V", required=True, metavar="FILE.json", help="value matrix V (p x D), a JSON list of rows")
+        sp.add_argument("--query", required=True, metavar="Z1,Z2,...", help="the query z, comma-separated (decimals or p/q)")
+        sp.add_argument("--dps", type=int, help="decimal digits (mpmath); default: float64")
+        sp.add_argument("--json", metavar="PATH", help="also write the printed JSON to PATH")
         if name == "finite-prompt":
-            sp.add_argument("--mc")
-            sp.add_argument("--reps", type=int, default=2000)
-            sp.add_argument("--seed", type=int, default=0)
+            sp.add_argument("--mc", metavar="L1,L2,...", help="Monte Carlo at these prompt lengths")
+            sp.add_argument("--reps", type=int, default=2000, help="Monte Carlo replicates per prompt length (needs --mc)")
+            sp.add_argument("--seed", type=int, default=0, help="Monte Carlo seed")
         sp.set_defaults(fn=fn)
     sp = sub.add_parser("risk", help="finite-prompt risk of several heads sharing one prompt (1/L coefficient)")
-    for opt in ("--mixture", "--heads", "--queries", "--target"):
-        sp.add_argument(opt, required=True)
-    sp.add_argument("--dps", type=int)
-    sp.add_argument("--mc")
-    sp.add_argument("--reps", type=int)
-    sp.add_argument("--seed", type=int)
-    sp.add_argument("--json")
+    for opt, hlp in (("--mixture", "token law: a mixture file {weights, means, covariances}"),
+                     ("--heads", "the heads sharing the prompt: a JSON list of {U, V, W?} (W defaults to the identity)"),
+                     ("--queries", "query law: a mixture file of the same dimension as the tokens"),
+                     ("--target", "the target: {B, noise_covariance} (JSON)")):
+        sp.add_argument(opt, required=True, metavar="FILE.json", help=hlp)
+    sp.add_argument("--dps", type=int, help="decimal digits (mpmath, 5-1000); default: float64")
+    sp.add_argument("--mc", metavar="L1,L2,...", help="also simulate full-token prompts at these lengths")
+    sp.add_argument("--reps", type=int, help="Monte Carlo replicates per prompt length (needs --mc; default 2000)")
+    sp.add_argument("--seed", type=int, help="Monte Carlo seed (non-negative; default 0)")
+    sp.add_argument("--json", metavar="PATH", help="also write the printed JSON to PATH")
     sp.set_defaults(fn=_cmd_risk)
     return p
 

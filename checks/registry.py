@@ -47,11 +47,29 @@ class Outcome:
         if self.verdict not in VERDICTS:
             raise ValueError(f"unknown verdict {self.verdict!r}")
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the verdict, then the evidence as JSON (numbers by the rule of
+        :mod:`softmix.checks.schema`)."""
+        import html
+        import json
+
+        from .runner import _jsonable
+
+        color = {"verified": "#1a7f37", "confirmed": "#2f6f9f", "inconclusive": "#9a6700", "error": "#8250df",
+                 "refuted": "#cf222e"}[self.verdict]
+        body = html.escape(json.dumps(_jsonable(self.evidence), indent=1)[:20000])
+        return (f'<div><b>verdict:</b> <span style="color:{color};font-weight:bold">{self.verdict}</span>'
+                f'<details><summary>evidence</summary><pre>{body}</pre></details></div>')
+
 
 @dataclass(frozen=True)
 class Control:
     id: str
     description: str
+
+
+_DATA_CACHE: dict = {}
+_DATA_CACHE_SIZE = 64
 
 
 @dataclass
@@ -73,6 +91,37 @@ class Context:
 
     def int_seed(self, *keys) -> int:
         return int(self.seed_sequence(*keys).generate_state(1)[0])
+
+    def control(self, name: str) -> bool:
+        """True when this run is the negative control ``name``.  An unknown name raises
+        ``KeyError`` (a typo would otherwise silently run the claim itself as the control)."""
+        claim = REGISTRY.get(self.claim_id)
+        names = {c.id for c in claim.controls} if claim is not None else set()
+        if name not in names:
+            raise KeyError(f"claim {self.claim_id!r} has no negative control {name!r} "
+                           f"(declared: {', '.join(sorted(names)) or 'none'})")
+        return self.variant == name
+
+    def shared_rng(self, *keys) -> np.random.Generator:
+        """A stream that depends on (seed, claim, keys) but NOT on the variant: the claim and its
+        negative controls see the same random data."""
+        k = [zlib.crc32(self.claim_id.encode()), zlib.crc32(b"shared-data")]
+        k += [zlib.crc32(str(x).encode()) for x in keys]
+        return np.random.default_rng(np.random.SeedSequence(entropy=int(self.seed), spawn_key=tuple(k)))
+
+    def data(self, key, factory, params=None):
+        """Random data for this claim, made once by ``factory(rng)`` with :meth:`shared_rng` and
+        cached by (claim, seed, ``key``, ``params``) -- not by variant, so the negative controls
+        reuse exactly the data the claim saw (and do not pay for it again)."""
+        import json
+
+        pkey = json.dumps(params, sort_keys=True, default=str) if params is not None else ""
+        ck = (self.claim_id, int(self.seed), str(key), pkey)
+        if ck not in _DATA_CACHE:
+            if len(_DATA_CACHE) >= _DATA_CACHE_SIZE:
+                _DATA_CACHE.pop(next(iter(_DATA_CACHE)))
+            _DATA_CACHE[ck] = factory(self.shared_rng(key, pkey))
+        return _DATA_CACHE[ck]
 
     @property
     def full(self) -> bool:
@@ -96,6 +145,9 @@ class Claim:
     #: what the derived side is computed from, what the stated side is computed from, and what
     #: they share ("derived side: ...; stated side: ...; shared: nothing"); shown by ``softmix show``
     independence: str = ""
+    #: the parameter dataclass of a claim written with ``@softmix.claim`` (None: types are
+    #: inferred from ``defaults``, see :mod:`softmix.checks.params`)
+    params_type: type | None = None
 
     def params(self, profile: str, overrides: dict | None = None) -> dict:
         p = dict(self.defaults)

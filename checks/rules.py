@@ -45,7 +45,7 @@ from scipy import stats
 
 __all__ = ["ALPHA", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest", "SlopeRule", "InverseLRule", "Threshold",
            "combine", "z_critical", "t_critical", "zscore_test", "residual_test", "fit_loglog_slope",
-           "fit_inverse_L", "verdict_from", "fmt"]
+           "fit_inverse_L", "verdict_from", "fmt", "Residual", "Bound"]
 
 #: Family-wise false-refutation level of every claim in softmix (all its Monte Carlo tests together).
 ALPHA = 1e-3
@@ -513,3 +513,76 @@ def fmt(x, digits: int = 6) -> str:
     if isinstance(x, mpm.mpf):
         return mpm.nstr(x, digits)
     return f"{float(x):.{digits}g}"
+
+
+# ---- exact and high-precision rule objects (the claim API, checks/api.py) ----------------------
+def _rule_verdict(passed) -> str:
+    return "inconclusive" if passed is None else ("confirmed" if passed else "refuted")
+
+
+class Residual(Rule):
+    """High-precision agreement: |value - reference| <= 10^(guard - dps) * max(1, |scale|) at
+    ``dps`` digits (exact arithmetic rounded at ``dps`` digits: the tolerance is derived from the
+    precision, not tuned).  No alpha is spent."""
+
+    name = "residual"
+
+    def __init__(self, dps: int, guard: int = 10):
+        self.dps, self.guard = int(dps), int(guard)
+
+    def describe(self) -> str:
+        return (f"{self.name}: |value - reference| <= 10^({self.guard} - {self.dps}) * max(1, |reference|) "
+                f"at {self.dps} digits")
+
+    def decide(self, residual, scale=1) -> dict:
+        out = residual_test(residual, self.dps, scale=scale, guard=self.guard)
+        out["verdict"] = _rule_verdict(out["passed"])
+        return self._wrap(out)
+
+
+class Bound(Rule):
+    """An inequality ``lhs <= rhs + slack`` (``strict``: ``lhs < rhs + slack``) on exact or
+    high-precision values (Fractions, SymPy numbers, mpmath); ``slack`` is the declared numerical
+    allowance.  No alpha is spent; a non-finite side cannot decide."""
+
+    name = "bound"
+
+    def __init__(self, slack=0, strict: bool = False):
+        self.slack, self.strict = slack, bool(strict)
+
+    def describe(self) -> str:
+        op = "<" if self.strict else "<="
+        return f"{self.name}: lhs {op} rhs" + (f" + {self.slack}" if self.slack else "") + " (exact or high precision)"
+
+    def decide(self, lhs, rhs) -> dict:
+        try:
+            a, b, slack = _exact_or_mp(lhs), _exact_or_mp(rhs), _exact_or_mp(self.slack)
+            if any(isinstance(x, mpm.mpf) for x in (a, b, slack)):  # mixed: compare in mpmath
+                a, b, slack = (x if isinstance(x, mpm.mpf) else mpm.mpf(x.numerator) / x.denominator
+                               for x in (a, b, slack))
+            finite = all(mpm.isfinite(x) if isinstance(x, mpm.mpf) else True for x in (a, b, slack))
+        except (TypeError, ValueError):
+            finite = False
+        if not finite:
+            return self._wrap({"passed": None, "verdict": "inconclusive", "reason": "non-finite side"})
+        ok = a < b + slack if self.strict else a <= b + slack
+        return self._wrap({"passed": bool(ok), "verdict": _rule_verdict(bool(ok)), "lhs": _show(a), "rhs": _show(b)})
+
+
+def _exact_or_mp(x):
+    """Fractions and integers stay exact (compared exactly); SymPy numbers and floats become mpf
+    at the current mpmath precision."""
+    from fractions import Fraction
+
+    if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
+        return Fraction(x)
+    if hasattr(x, "is_Rational") and x.is_Rational:
+        return Fraction(int(x.p), int(x.q))
+    if hasattr(x, "evalf"):
+        x = x.evalf(mpm.mp.dps + 5)
+        return mpm.mpf(x._mpf_) if hasattr(x, "_mpf_") else mpm.mpf(str(x))
+    return mpm.mpf(x)
+
+
+def _show(x):
+    return str(x) if not isinstance(x, mpm.mpf) else mpm.nstr(x, 15)

@@ -10,13 +10,22 @@ import traceback
 
 from .registry import Context, Outcome, load_all
 
-__all__ = ["run_claim", "run_claims", "versions", "claim_passed", "exit_code", "verdict_counts"]
+__all__ = ["Result", "run_claim", "run_claims", "versions", "claim_passed", "exit_code", "verdict_counts"]
 
 
 def _jsonable(x):
+    """Evidence -> JSON by the one number rule of :data:`softmix.checks.schema.NUMBER_RULE`:
+    integers -> JSON integers; float64 quantities (Python and NumPy floats) -> JSON numbers,
+    non-finite ones -> the strings "inf", "-inf", "nan"; exact rationals (Fraction, SymPy
+    Rational) -> strings "p/q" (integers "p"); high-precision reals (mpmath, SymPy Float,
+    Decimal) -> decimal strings with 30 significant digits; anything else -> str()."""
+    import decimal
+    import math
+    from fractions import Fraction
+
     import mpmath as mpm
     import numpy as np
-    from fractions import Fraction
+    import sympy as sp
 
     if isinstance(x, dict):
         return {str(k): _jsonable(v) for k, v in x.items()}
@@ -24,22 +33,52 @@ def _jsonable(x):
         return [_jsonable(v) for v in x]
     if isinstance(x, (bool, type(None), str)):
         return x
-    if isinstance(x, (np.bool_,)):
+    if isinstance(x, np.bool_):
         return bool(x)
     if isinstance(x, (int, np.integer)):
         return int(x)
     if isinstance(x, (float, np.floating)):
         x = float(x)
-        return x if np.isfinite(x) else str(x)
+        return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
     if isinstance(x, np.ndarray):
         return _jsonable(x.tolist())
-    if isinstance(x, (mpm.mpf,)):
-        return mpm.nstr(x, 30)
+    if isinstance(x, mpm.mpf):
+        return mpm.nstr(x, 30) if mpm.isfinite(x) else ("nan" if mpm.isnan(x) else ("inf" if x > 0 else "-inf"))
     if isinstance(x, mpm.matrix):
-        return [[mpm.nstr(x[i, j], 30) for j in range(x.cols)] for i in range(x.rows)]
+        return [[_jsonable(x[i, j]) for j in range(x.cols)] for i in range(x.rows)]
     if isinstance(x, Fraction):
         return str(x)
+    if isinstance(x, sp.Integer):
+        return int(x)
+    if isinstance(x, sp.Rational):
+        return f"{x.p}/{x.q}"
+    if isinstance(x, sp.Float):
+        return _jsonable(mpm.mpf(x._mpf_)) if hasattr(x, "_mpf_") else str(x)
+    if isinstance(x, decimal.Decimal):
+        return str(x) if x.is_finite() else ("nan" if x.is_nan() else ("inf" if x > 0 else "-inf"))
+    if isinstance(x, sp.MatrixBase):
+        return [[_jsonable(x[i, j]) for j in range(x.cols)] for i in range(x.rows)]
     return str(x)
+
+
+class Result(dict):
+    """One claim's result (the JSON object of ``softmix verify --json``): a plain dict that also
+    renders as HTML in Jupyter (verdict, controls, evidence)."""
+
+    def _repr_html_(self) -> str:
+        import html
+        import json
+
+        from .registry import Outcome
+
+        head = Outcome(self.get("verdict", "error"), self.get("evidence", {}))._repr_html_()
+        ctl = "".join(f"<li>{html.escape(c['id'])}: {html.escape(c['verdict'])}"
+                      f"{'' if c['refuted'] else ' <b>(survived)</b>'}</li>" for c in self.get("negative_controls", []))
+        return (f"<div><b>{html.escape(str(self.get('id')))}</b>: {html.escape(str(self.get('title', '')))}"
+                f"<br><i>{html.escape(str(self.get('source', '')))}</i>{head}"
+                f"<div>negative controls:<ul>{ctl}</ul></div>"
+                f"<details><summary>parameters</summary><pre>"
+                f"{html.escape(json.dumps(self.get('parameters', {}), indent=1))}</pre></details></div>")
 
 
 def _run_one(claim, params, ctx) -> tuple[Outcome, float]:
@@ -68,11 +107,11 @@ def run_claim(claim_id: str, profile: str = "quick", seed: int = 0, overrides: d
         cout, csec = _run_one(claim, params, Context(claim_id, profile, seed, variant=c.id))
         controls.append({"id": c.id, "description": c.description, "verdict": cout.verdict,
                          "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence)})
-    return {"id": claim.id, "title": claim.title, "source": claim.source, "section": claim.section,
+    return Result({"id": claim.id, "title": claim.title, "source": claim.source, "section": claim.section,
             "kind": claim.kind, "statement": claim.statement, "assumptions": list(claim.assumptions),
             "parameters": _jsonable(params), "verdict": out.verdict, "evidence": _jsonable(out.evidence),
             "findings": _jsonable(out.evidence.get("findings", [])),
-            "negative_controls": controls, "seconds": round(time.perf_counter() - t0, 3)}
+            "negative_controls": controls, "seconds": round(time.perf_counter() - t0, 3)})
 
 
 def claim_passed(res: dict, strict: bool = False) -> bool:

@@ -2,10 +2,24 @@
 
 The schema is JSON Schema (draft 2020-12 subset: type, required, properties, items, enum,
 additionalProperties), written out in ``VERIFY_SCHEMA`` and printed by ``softmix schema``.
+
+Number types follow one rule, :data:`NUMBER_RULE` (also the schema's ``description``):
+float64 quantities are JSON numbers (non-finite ones the strings "inf", "-inf", "nan"),
+exact rationals are "p/q" strings, high-precision reals are decimal strings.
 """
 from __future__ import annotations
 
-__all__ = ["VERIFY_SCHEMA", "validate", "SchemaError"]
+__all__ = ["VERIFY_SCHEMA", "NUMBER_RULE", "validate", "SchemaError"]
+
+#: How numbers appear in ``softmix verify --json`` output (applied by ``runner._jsonable`` to every
+#: claim's parameters and evidence), so that a reader never guesses a value's precision:
+NUMBER_RULE = (
+    "integers are JSON integers; float64 quantities (Monte Carlo estimates, standard errors, "
+    "z-scores, timings) are JSON numbers, and non-finite float64 values are the strings "
+    "'inf', '-inf', 'nan'; exact rationals are strings 'p/q' (or 'p'); high-precision reals "
+    "(mpmath, SymPy Float, Decimal: 40-digit residuals, constants, quadrature values) are decimal "
+    "strings with up to 30 significant digits; parameters are echoed as given in the defaults or "
+    "--config (a decimal string stays a string)")
 
 _VERDICT = {"type": "string", "enum": ["verified", "confirmed", "refuted", "inconclusive", "error"]}
 
@@ -33,6 +47,7 @@ _CLAIM = {
 VERIFY_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "softmix verify output",
+    "description": "Number types: " + NUMBER_RULE,
     "type": "object",
     "required": ["claims", "seed", "profile", "versions", "exit_code"],
     "properties": {

@@ -63,7 +63,24 @@ _EXPORTS = {
     "load_plugin": ("softmix.checks.registry", "load_plugin"),
     "load_all": ("softmix.checks.registry", "load_all"),
     "run_claim": ("softmix.checks.runner", "run_claim"),
+    # writing a claim (checks/api.py, checks/rules.py, checks/params.py, checks/operator.py)
+    "claim": ("softmix.checks.api", "claim"),
+    "operator_claim": ("softmix.checks.operator", "operator_claim"),
+    "Part": ("softmix.checks.api", "Part"),
+    "part": ("softmix.checks.api", "part"),
+    "decide": ("softmix.checks.api", "decide"),
+    "combine": ("softmix.checks.api", "combine"),
+    "outcome": ("softmix.checks.api", "outcome"),
+    "LATTICE": ("softmix.checks.api", "LATTICE"),
+    "Residual": ("softmix.checks.rules", "Residual"),
+    "ZTest": ("softmix.checks.rules", "ZTest"),
+    "Bound": ("softmix.checks.rules", "Bound"),
+    "NonNegative": ("softmix.checks.params", "NonNegative"),
+    "Positive": ("softmix.checks.params", "Positive"),
+    "Covariance": ("softmix.checks.params", "Covariance"),
+    "Derivation": ("softmix.theory.derivation", "Derivation"),
     "run_claims": ("softmix.checks.runner", "run_claims"),
+    "Result": ("softmix.checks.runner", "Result"),
 }
 
 __all__ = ["__version__", *_EXPORTS]

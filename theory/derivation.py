@@ -183,6 +183,13 @@ class Derivation:
             f"\\text{{stated}}: {sp.latex(self.stated)}"
         )
 
+    def _repr_latex_(self) -> str:
+        """Jupyter: the derived and the stated side, one above the other (no simplification)."""
+        name = self.name.replace("\\", "").replace("{", "(").replace("}", ")").replace("_", " ")
+        return (f"$\\displaystyle \\begin{{aligned}}&\\text{{{name}}}\\\\"
+                f"&\\text{{derived: }} {sp.latex(self.derived)}\\\\"
+                f"&\\text{{stated: }} {sp.latex(self.stated)}\\end{{aligned}}$")
+
     def summary(self) -> dict:
         return {"name": self.name, "source": self.source, "holds": self.holds(),
                 "stated": sp.sstr(self.stated), "assumptions": list(self.assumptions)}

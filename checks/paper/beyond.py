@@ -26,6 +26,7 @@ from softmix.numerics.mixture import GaussianMixture
 from softmix.numerics.precision import workdps
 from softmix.theory import beyond as TB
 
+from ..api import decide_one
 from ..registry import Claim, Control, Outcome, register
 from ..rules import (AlphaFamily, InverseLRule, SlopeRule, ZTest, combine, fit_loglog_slope, residual_test,
                      z_critical)
@@ -48,16 +49,9 @@ def _cached(ctx, params, tag, fn):
 
 
 def decide(d, ctx, digits: int = 30):
-    """Derivation.decide, robust to a difference that SymPy already reduced to an exact 0 at
-    construction (then the derivation is proven outright)."""
-    diff = d.difference()
-    entries = list(diff) if isinstance(diff, sp.MatrixBase) else [diff]
-    if all(sp.sympify(e) == 0 for e in entries):
-        return "proven", {"difference": "exactly 0 after construction", "digits": digits}
-    try:
-        return d.decide(seed=ctx.int_seed("sym", d.name) % 10**6, digits=digits)
-    except TypeError:  # counterexample search could not evaluate a side; fall back to exact simplification
-        return ("proven" if d.holds() else "unproven"), {"note": "numeric search skipped", "digits": digits}
+    """The engine's :func:`softmix.checks.api.decide_one` (exact-0 shortcut, counterexample search,
+    simplification) at this claim's seed."""
+    return decide_one(d, ctx.int_seed("sym", d.name) % 10**6, digits)
 
 
 def _symbolic(derivs, ctx):

@@ -29,6 +29,7 @@ from softmix.theory import denoising as TD
 
 from .. import configs as C
 from ..configs import generic
+from ..api import decide_one
 from ..registry import Claim, Control, Outcome, register
 from ..rules import AlphaFamily, residual_test
 
@@ -50,7 +51,7 @@ def _decide(key: str):
     ds = ds if isinstance(ds, list) else [ds]
     out = []
     for d in ds:
-        v, info = d.decide(seed=1, digits=30)
+        v, info = decide_one(d, seed=1, digits=30)
         out.append({"derivation": d.name, "source": d.source, "decision": v, **info})
     return out, round(time.perf_counter() - t0, 2)
 

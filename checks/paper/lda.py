@@ -22,6 +22,7 @@ from softmix.theory import lda as T
 
 from .. import configs as C
 from ..configs import generic
+from ..api import decide
 from ..registry import Claim, Control, Outcome, register
 from ..rules import residual_test
 
@@ -43,13 +44,9 @@ def _sym_prob(P):
 
 
 def _decide_all(derivs, ctx):
-    rows, ok, ref = [], True, False
-    for d in derivs:
-        st, info = d.decide(seed=ctx.int_seed("sym", d.name) % 10**6)
-        rows.append({"derivation": d.name, "status": st, **info})
-        ok &= st == "proven"
-        ref |= st == "refuted"
-    return ok, ref, rows
+    """(all proven, any refuted, rows) from the engine's one derivation-list helper."""
+    sym = decide(derivs, ctx)
+    return sym.verdict == "verified" or not derivs, sym.verdict == "refuted", sym.rows
 
 
 def _sym_outcome(derivs, ctx, extra=None):

@@ -18,6 +18,7 @@ import sympy as sp
 from softmix.numerics import lda as N
 from softmix.theory import lda_appendix as TA
 
+from ..api import decide
 from ..registry import Claim, Control, Outcome, register
 from ..rules import ALPHA, AlphaFamily, ZTest
 
@@ -37,13 +38,9 @@ def reg(id, title, source, statement, check, controls, kind="symbolic", defaults
 
 
 def _decide(derivs, ctx):
-    rows, ok, ref = [], True, False
-    for d in derivs:
-        st, info = d.decide(seed=ctx.int_seed("sym", d.name) % 10**6)
-        rows.append({"derivation": d.name, "status": st, **info})
-        ok &= st == "proven"
-        ref |= st == "refuted"
-    return ok, ref, rows
+    """(all proven, any refuted, rows) from the engine's one derivation-list helper."""
+    sym = decide(derivs, ctx)
+    return sym.verdict == "verified" or not derivs, sym.verdict == "refuted", sym.rows
 
 
 def _sym_outcome(derivs, ctx, extra=None):

@@ -1,0 +1,270 @@
+"""Writing a claim: parts, one verdict lattice, a decorator with a typed parameter dataclass.
+
+A claim's check decides its statement in *parts* -- a symbolic part (derivations proven or
+refuted by SymPy), numeric parts (high-precision comparisons), Monte Carlo parts (statistical
+tests) -- and the parts are combined by one lattice::
+
+    refuted > error > inconclusive > confirmed > verified
+
+The worst part wins.  ``verified`` needs a symbolic part whose every derivation is proven and
+every other part passed; numeric or Monte Carlo agreement alone is at most ``confirmed``.  A
+derivation SymPy neither proves nor refutes is ``unproven``: it blocks ``verified`` but does not
+by itself make the claim inconclusive when numeric parts confirm it.
+
+Writing a claim::
+
+    from dataclasses import dataclass
+    import softmix
+
+    @dataclass
+    class P:                      # defaults live here, once; --config is validated from the types
+        dim: int = 2
+        dps: int = 40
+
+    @softmix.claim(id="my-claim", title="...", source="my notes, Lemma 3",
+                   controls={"flipped-sign": "the stated side with its sign flipped"},
+                   profiles={"full": {"dim": 4}})
+    def my_claim(p: P, ctx):
+        data = ctx.data("instance", lambda rng: make_instance(rng, p.dim), params=p)  # shared with controls
+        rule = softmix.Residual(p.dps)
+        res = stated(data, flip=ctx.control("flipped-sign")) - reference(data)
+        rows = [{"dim": p.dim, **rule.decide(res)}]
+        return softmix.part("numeric", rows)
+
+The check returns an :class:`Outcome`, a :class:`Part`, or a list of parts; see
+docs/writing-claims.md.
+"""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from dataclasses import dataclass, field
+
+from .registry import Claim, Context, Control, Outcome, register
+
+__all__ = ["LATTICE", "Part", "combine", "decide", "decide_one", "part", "outcome", "claim", "verdict_of"]
+
+#: verdicts from best to worst; ``combine`` returns the worst part's verdict (see module doc)
+LATTICE = ("verified", "confirmed", "inconclusive", "error", "refuted")
+_RANK = {v: i for i, v in enumerate(LATTICE)}
+LATTICE_RULE = ("worst part wins: refuted > error > inconclusive > confirmed > verified; verified needs "
+                "every symbolic derivation proven and every other part passed")
+
+
+@dataclass
+class Part:
+    """One part of a decision: ``kind`` is symbolic, numeric or monte-carlo; ``verdict`` one of
+    :data:`LATTICE` or ``unproven`` (symbolic, neither proven nor refuted)."""
+
+    name: str
+    kind: str
+    verdict: str
+    rows: list = field(default_factory=list)
+    rule: str = ""
+
+    def evidence(self) -> dict:
+        ev = {"kind": self.kind, "verdict": self.verdict, "rows": self.rows}
+        if self.rule:
+            ev["rule"] = self.rule
+        return ev
+
+    def _repr_html_(self):
+        return f"<b>{self.name}</b> ({self.kind}): {_badge(self.verdict)}, {len(self.rows)} row(s)"
+
+
+def combine(parts) -> str:
+    """The claim's verdict from its parts (the lattice of the module docstring)."""
+    parts = list(parts)
+    if not parts:
+        return "inconclusive"
+    verdicts = [p.verdict for p in parts]
+    for v in ("refuted", "error", "inconclusive"):
+        if v in verdicts:
+            return v
+    decisive = [p for p in parts if p.verdict in ("verified", "confirmed")]
+    if not decisive:
+        return "inconclusive"
+    symbolic = [p for p in parts if p.kind == "symbolic"]
+    if symbolic and all(p.verdict == "verified" for p in symbolic) and all(
+            p.verdict in ("verified", "confirmed") for p in parts):
+        return "verified"
+    return "confirmed"
+
+
+def verdict_of(rows, kind: str = "numeric") -> str:
+    """A numeric / Monte Carlo part's verdict from its rows (rule decisions): the worst row wins.
+    A row's verdict is its ``verdict`` key when the rule gave one, else ``passed`` True ->
+    confirmed, False -> refuted, None -> inconclusive (a rule that cannot decide never refutes).
+    No rows is inconclusive."""
+    if not rows:
+        return "inconclusive"
+    vs = []
+    for r in rows:
+        v = r.get("verdict")
+        if v is None:
+            p = r.get("passed")
+            v = "inconclusive" if p is None or r.get("decidable") is False else ("confirmed" if p else "refuted")
+        vs.append(v)
+    return max(vs, key=lambda v: _RANK.get(v, _RANK["error"]))
+
+
+def part(kind: str, rows, name: str | None = None, rule=None) -> Part:
+    """A numeric or Monte Carlo part from rows produced by rule objects (``softmix.Residual``,
+    ``softmix.ZTest``, ``softmix.Bound``: ``rule.decide(...)``, merged with any context keys):
+    each row has ``passed``, ``verdict`` and its rule's text."""
+    rows = list(rows)
+    text = rule.describe() if hasattr(rule, "describe") else (rule or "")
+    if not text:
+        texts = sorted({r["rule"] for r in rows if isinstance(r, dict) and "rule" in r})
+        text = "; ".join(texts)
+    return Part(name or kind, kind, verdict_of(rows, kind), rows, text)
+
+
+_DECIDED: dict = {}
+
+
+def decide_one(d, seed: int, digits: int = 30) -> tuple[str, dict]:
+    """``(status, info)`` for one derivation: ``proven`` outright when SymPy already reduced the
+    difference to an exact 0 at construction; otherwise :meth:`Derivation.decide` (numeric
+    counterexample search at ``digits`` digits, then exact simplification); when a side cannot be
+    evaluated at random points, exact simplification alone (``proven`` or ``unproven``).
+    Memoised on (name, both sides, seed, digits): a control that leaves a derivation unchanged
+    does not pay for it twice."""
+    import sympy as sp
+
+    frozen = lambda e: sp.ImmutableMatrix(e) if isinstance(e, sp.MatrixBase) else sp.sympify(e)
+    key = (d.name, frozen(d.derived), frozen(d.stated), int(seed), int(digits))  # structural hashes
+    if key in _DECIDED:
+        return _DECIDED[key]
+    diff = d.difference()
+    entries = list(diff) if isinstance(diff, sp.MatrixBase) else [diff]
+    if all(sp.sympify(e) == 0 for e in entries):
+        out = ("proven", {"difference": "exactly 0 after construction", "digits": digits})
+    else:
+        try:
+            out = d.decide(seed=seed, digits=digits)
+        except TypeError:
+            out = ("proven" if d.holds() else "unproven"), {"note": "numeric search skipped", "digits": digits}
+    if len(_DECIDED) > 256:
+        _DECIDED.clear()
+    _DECIDED[key] = out
+    return out
+
+
+def decide(derivations, ctx: Context, *, name: str = "symbolic", digits: int = 30) -> Part:
+    """Decide a list of :class:`softmix.theory.derivation.Derivation` (the one helper for every
+    claim; see :func:`decide_one`).  The random points depend on (seed, claim, derivation name),
+    not on the control, so a control is searched at the claim's points.  ``verified`` when all
+    are proven, ``refuted`` when one has a counterexample, ``unproven`` otherwise (an empty list
+    too)."""
+    rows, statuses = [], []
+    for d in derivations:
+        seed = int(ctx.shared_rng("sym", d.name).integers(0, 10**6)) if ctx.seed is not None else 0
+        status, info = decide_one(d, seed, digits)
+        rows.append({"derivation": d.name, "status": status, **info})
+        statuses.append(status)
+    if "refuted" in statuses:
+        v = "refuted"
+    elif statuses and all(s == "proven" for s in statuses):
+        v = "verified"
+    else:
+        v = "unproven"
+    return Part(name, "symbolic", v, rows,
+                f"derived - stated simplifies to 0 (proven); a random rational point with relative residual "
+                f"above 10^(5 - {digits}) at {digits} digits (refuted)")
+
+
+def outcome(*parts: Part, findings=None, **extra) -> Outcome:
+    """An :class:`Outcome` whose verdict is :func:`combine` of ``parts`` and whose evidence holds
+    each part under its name, the lattice rule, ``findings`` and any ``extra`` entries."""
+    flat = []
+    for p in parts:
+        flat.extend(p if isinstance(p, (list, tuple)) else [p])
+    ev = {p.name: p.evidence() for p in flat}
+    ev["verdict_rule"] = LATTICE_RULE
+    if findings:
+        ev["findings"] = list(findings)
+    ev.update(extra)
+    return Outcome(combine(flat), ev)
+
+
+def _as_outcome(out) -> Outcome:
+    if isinstance(out, Outcome):
+        return out
+    if isinstance(out, Part):
+        return outcome(out)
+    if isinstance(out, (list, tuple)) and all(isinstance(p, Part) for p in out):
+        return outcome(*out)
+    raise TypeError(f"a claim's check must return an Outcome, a Part or a list of Parts, not {type(out).__name__}")
+
+
+def _params_type(fn, params):
+    if params is not None:
+        P = params
+    else:
+        sig = inspect.signature(fn)
+        first = next(iter(sig.parameters.values()), None)
+        if first is None:
+            raise TypeError(f"{fn.__name__}: a claim's check takes (params, ctx)")
+        hints = typing.get_type_hints(fn)
+        P = hints.get(first.name)
+    if P is None or not dataclasses.is_dataclass(P):
+        raise TypeError(f"{fn.__name__}: annotate the first argument with a parameter dataclass "
+                        f"(or pass params=...); got {P!r}")
+    return P
+
+
+def claim(*, id: str, title: str, source: str, controls: dict, section: str = "user", kind: str = "numeric",
+          statement: str = "", assumptions=(), profiles: dict | None = None, derivations=None, params=None):
+    """Register the decorated check ``fn(p, ctx)`` as a claim.
+
+    * ``p`` is an instance of the parameter dataclass (the annotation of ``fn``'s first argument,
+      or ``params=``): its field defaults are the claim's defaults, its field types validate
+      ``--config`` values, its ``__post_init__`` may reject bad combinations (raise ValueError);
+    * ``profiles`` maps a profile name (``quick``, ``full``) to field replacements, checked now
+      (an unknown field is an error at import);
+    * ``controls`` maps each negative control's name to its description (at least one); inside
+      the check, ``ctx.control(name)`` tells whether this run is that control and raises on a
+      name that is not declared;
+    * the check returns an Outcome, a Part, or a list of Parts (combined by :func:`combine`).
+    """
+    if not controls or not isinstance(controls, dict):
+        raise ValueError(f"claim {id}: controls must map at least one control name to its description")
+
+    def wrap(fn):
+        P = _params_type(fn, params)
+        try:
+            base = P()
+        except TypeError as e:
+            raise TypeError(f"claim {id}: every field of {P.__name__} needs a default ({e})") from None
+        prof = {}
+        for name, repl in (profiles or {}).items():
+            dataclasses.replace(base, **repl)  # raises TypeError on an unknown field, at import
+            prof[name] = dict(repl)
+        defaults = {f.name: getattr(base, f.name) for f in dataclasses.fields(P)}
+
+        def check(values: dict, ctx: Context) -> Outcome:
+            from .params import coerce_dataclass
+
+            return _as_outcome(fn(coerce_dataclass(P, values, f"claim {id}"), ctx))
+
+        check.__wrapped__ = fn
+        check.__name__ = getattr(fn, "__name__", "check")
+        check.__qualname__ = getattr(fn, "__qualname__", "check")
+        check.__module__ = getattr(fn, "__module__", None)
+        c = Claim(id=id, title=title, source=source, statement=statement or title, section=section, check=check,
+                  assumptions=tuple(assumptions), defaults=defaults, profiles=prof,
+                  controls=tuple(Control(k, v) for k, v in controls.items()), derivations=derivations, kind=kind,
+                  params_type=P)
+        register(c)
+        fn.claim = c
+        return fn
+
+    return wrap
+
+
+def _badge(verdict: str) -> str:
+    color = {"verified": "#1a7f37", "confirmed": "#2f6f9f", "inconclusive": "#9a6700", "error": "#8250df",
+             "refuted": "#cf222e"}.get(verdict, "#555")
+    return f'<span style="color:{color};font-weight:bold">{verdict}</span>'

@@ -1,0 +1,296 @@
+"""Parameter types of claims, and the validation of ``--config`` values against them.
+
+Every claim parameter has a *type*, known before anything runs:
+
+* claims written with :func:`softmix.claim` declare it: the fields of their parameter dataclass
+  (``int``, ``float``, ``bool``, ``str``, ``list[...]``, ``dict``, :data:`NonNegative`,
+  :data:`Covariance`...), and the dataclass's ``__post_init__`` may add cross-field checks;
+* for claims registered the old way the type is *inferred from the default value*: an ``int``
+  default takes integers, a ``float`` or a decimal string (``"0.6"``, ``"1/3"``) takes any finite
+  number (decimal strings included), a list of numbers takes a list of numbers, a list of rows
+  takes a rectangular matrix, a dict takes the same keys with values of the defaults' types
+  (nested mixtures ``{"weights", "means", "covariances"}`` are checked as mixtures), and the
+  default's *name* adds the ranges the paper's notation implies (a standard deviation or
+  variance such as ``gamma``, ``xi``, ``sigma``, ``tau`` is non-negative; a covariance such as
+  ``Gamma``, ``Sigma``, ``G`` is a symmetric positive semidefinite matrix; inside one object
+  the vectors and square matrices share one dimension).
+
+:func:`validate_value` raises :class:`softmix.numerics.errors.InputError` with a one-line message
+naming the parameter (the CLI exits 2); it returns the value unchanged otherwise.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import typing
+from fractions import Fraction
+
+from softmix.numerics.errors import InputError
+
+__all__ = ["NonNegative", "Positive", "Covariance", "Number", "infer_type", "validate_value",
+           "validate_params", "coerce_dataclass"]
+
+
+class _Marker:
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+#: markers for ``typing.Annotated``: ``gamma: NonNegative = 1.0``
+_NONNEG, _POS, _COV, _NUM = _Marker("nonnegative"), _Marker("positive"), _Marker("covariance"), _Marker("number")
+Number = typing.Annotated[float, _NUM]  # any finite number: int, float or decimal string
+NonNegative = typing.Annotated[float, _NONNEG]
+Positive = typing.Annotated[float, _POS]
+Covariance = typing.Annotated[list, _COV]  # symmetric positive semidefinite matrix (list of rows)
+
+#: names that denote a standard deviation, a variance or a scale (non-negative), and a covariance
+_SCALE_NAMES = re.compile(r"^(gamma|xi|sigma|tau|std|sd|var|variance|noise|eps|rbf_tau)(\d*|_.*)$")
+_COV_NAMES = re.compile(r"^(Gamma|Sigma|G|S|cov|covariance|covariances)(\d*|_.*)$")
+
+
+def _is_number_string(s) -> bool:
+    if not isinstance(s, str):
+        return False
+    try:
+        from softmix.numerics.mixture import parse_number
+
+        parse_number(s, "")
+        return True
+    except InputError:
+        return False
+
+
+def _number(x, where) -> Fraction:
+    from softmix.numerics.mixture import parse_number
+
+    if isinstance(x, float) and not math.isfinite(x):
+        raise InputError(f"{where}: non-finite number {x}")
+    return parse_number(x, where)
+
+
+def _is_matrix(v) -> bool:
+    return isinstance(v, list) and v and all(isinstance(r, list) for r in v)
+
+
+def _is_vector(v) -> bool:
+    return isinstance(v, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                       or _is_number_string(x) for x in v)
+
+
+# ---- inferred types (a small tagged structure) ------------------------------------------------
+def infer_type(default, name: str = ""):
+    """A type description inferred from a default value (see the module docstring)."""
+    if isinstance(default, bool):
+        return ("bool",)
+    if isinstance(default, int):
+        if _SCALE_NAMES.match(name):  # a scale written as an integer default (gamma = 1) is real
+            return ("number", "nonnegative")
+        return ("int", None)
+    if isinstance(default, float) or _is_number_string(default) or isinstance(default, Fraction):
+        return ("number", "nonnegative" if _SCALE_NAMES.match(name) else None)
+    if isinstance(default, str):
+        return ("str",)
+    if isinstance(default, dict):
+        if {"weights", "means", "covariances"} <= set(default):
+            return ("mixture",)
+        return ("dict", {k: infer_type(v, k) for k, v in default.items()})
+    if isinstance(default, (list, tuple)):
+        default = list(default)
+        if _is_matrix(default) and all(_is_vector(r) for r in default):
+            return ("matrix", "covariance" if _COV_NAMES.match(name) else None)
+        if _is_vector(default) and default:
+            ints = all(isinstance(x, int) and not isinstance(x, bool) for x in default)
+            return ("list", ("int", None) if ints and name.endswith(("dims", "_dims", "Ls", "lengths")) else ("number", None))
+        if default and all(isinstance(x, str) for x in default):
+            return ("list", ("str",))
+        if default:
+            return ("list", infer_type(default[0], ""))
+        return ("any",)
+    if default is None:
+        return ("any",)
+    return ("any",)
+
+
+def _check(t, v, where):
+    kind = t[0]
+    if kind == "any":
+        return
+    if kind == "bool":
+        if not isinstance(v, bool):
+            raise InputError(f"{where}: expected true or false, got {v!r}")
+        return
+    if kind == "str":
+        if not isinstance(v, str):
+            raise InputError(f"{where}: expected a string, got {v!r}")
+        return
+    if kind == "int":
+        if isinstance(v, bool) or not (isinstance(v, int) or (isinstance(v, float) and v.is_integer())):
+            raise InputError(f"{where}: expected an integer, got {v!r}")
+        if t[1] == "nonnegative" and v < 0:
+            raise InputError(f"{where}: must be non-negative, got {v!r}")
+        return
+    if kind == "number":
+        if isinstance(v, (list, dict, bool)) or v is None:
+            raise InputError(f"{where}: expected a number, got {v!r}")
+        x = _number(v, where)
+        if t[1] == "nonnegative" and x < 0:
+            raise InputError(f"{where}: must be non-negative (a standard deviation, variance or scale), got {v!r}")
+        if t[1] == "positive" and x <= 0:
+            raise InputError(f"{where}: must be positive, got {v!r}")
+        return
+    if kind == "list":
+        if not isinstance(v, list):
+            raise InputError(f"{where}: expected a list, got {v!r}")
+        for i, x in enumerate(v):
+            _check(t[1], x, f"{where}[{i}]")
+        return
+    if kind == "matrix":
+        if not _is_matrix(v):
+            raise InputError(f"{where}: expected a matrix (a non-empty list of rows), got {v!r}")
+        n = len(v[0])
+        for i, r in enumerate(v):
+            if len(r) != n or n == 0:
+                raise InputError(f"{where}: rows have different lengths (row {i} has {len(r)}, row 0 has {n})")
+        M = [[_number(x, f"{where}[{i}][{j}]") for j, x in enumerate(r)] for i, r in enumerate(v)]
+        if t[1] == "covariance":
+            _check_psd(M, where)
+        return
+    if kind == "mixture":
+        from softmix.numerics.mixture import GaussianMixture
+
+        if not isinstance(v, dict):
+            raise InputError(f"{where}: expected a mixture object with weights, means, covariances")
+        GaussianMixture.from_json_obj(v, where=where)
+        return
+    if kind == "dict":
+        if not isinstance(v, dict):
+            raise InputError(f"{where}: expected an object, got {v!r}")
+        bad = sorted(set(v) - set(t[1]))
+        if bad:
+            raise InputError(f"{where}: unknown key(s) {', '.join(bad)} (accepted: {', '.join(sorted(t[1]))})")
+        for k, x in v.items():
+            _check(t[1][k], x, f"{where}.{k}")
+        _check_common_dimension(t[1], v, where)
+        return
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def _check_psd(M, where):
+    import numpy as np
+
+    n = len(M)
+    if any(len(r) != n for r in M):
+        raise InputError(f"{where}: a covariance must be square, got {n}x{len(M[0])}")
+    for i in range(n):
+        for j in range(i + 1, n):
+            if M[i][j] != M[j][i]:
+                raise InputError(f"{where}: covariance is not symmetric (entry [{i}][{j}] = {M[i][j]} vs [{j}][{i}] = {M[j][i]})")
+    ev = np.linalg.eigvalsh(np.array([[float(x) for x in r] for r in M]))
+    scale = max(1.0, float(np.max(np.abs(ev))))
+    if ev[0] < -1e-12 * scale:
+        raise InputError(f"{where}: covariance is not positive semidefinite (smallest eigenvalue {ev[0]:.3g})")
+
+
+def _check_common_dimension(types, v, where):
+    """Inside one object, the number vectors and the square matrices describe one space: they
+    must share its dimension (m1, m_1 and Gamma of an LDA problem)."""
+    dims = {}
+    for k, t in types.items():
+        if k not in v:
+            continue
+        if t[0] == "matrix" and t[1] == "covariance":
+            dims[k] = len(v[k])
+        elif t[0] == "list" and t[1][0] == "number" and isinstance(v[k], list):
+            dims[k] = len(v[k])
+    if len(set(dims.values())) > 1:
+        desc = ", ".join(f"{k} has dimension {d}" for k, d in dims.items())
+        raise InputError(f"{where}: dimensions disagree ({desc})")
+
+
+# ---- declared types (dataclass fields) ------------------------------------------------------
+def _from_annotation(tp, name: str, default):
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        base, *meta = typing.get_args(tp)
+        if _COV in meta:
+            return ("matrix", "covariance")
+        if _NONNEG in meta:
+            return ("number", "nonnegative")
+        if _POS in meta:
+            return ("number", "positive")
+        if _NUM in meta:
+            return ("number", None)
+        return _from_annotation(base, name, default)
+    if tp is bool:
+        return ("bool",)
+    if tp is int:
+        return ("int", None)
+    if tp in (float, Fraction):
+        return ("number", None)
+    if tp is str:
+        return ("str",)
+    if origin in (list, tuple) or tp in (list, tuple):
+        args = typing.get_args(tp)
+        if args and args[0] is not Ellipsis:
+            inner = _from_annotation(args[0], "", None)
+            if inner[0] == "list":  # list[list[float]]: a matrix
+                return ("matrix", None)
+            return ("list", inner)
+        return infer_type(default, name) if default is not None else ("list", ("any",))
+    if origin is typing.Union or type(tp).__name__ == "UnionType":
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _from_annotation(args[0], name, default) if len(args) == 1 else ("any",)
+    if tp is dict or origin is dict:
+        return infer_type(default, name) if isinstance(default, dict) else ("any",)
+    return infer_type(default, name) if default is not None else ("any",)
+
+
+def _field_default(f):
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+        return f.default_factory()  # type: ignore[misc]
+    return None
+
+
+def param_types(claim) -> dict:
+    """name -> type description for every parameter of ``claim``."""
+    P = getattr(claim, "params_type", None)
+    if P is not None:
+        hints = typing.get_type_hints(P, include_extras=True)
+        return {f.name: _from_annotation(hints.get(f.name, typing.Any), f.name, _field_default(f))
+                for f in dataclasses.fields(P)}
+    return {k: infer_type(v, k) for k, v in claim.defaults.items()}
+
+
+def validate_value(claim, name: str, value, where: str):
+    types = param_types(claim)
+    if name not in types:
+        raise InputError(f"{where}: claim {claim.id!r} has no parameter {name!r}")
+    _check(types[name], value, where)
+    return value
+
+
+def validate_params(claim, overrides: dict, where: str) -> dict:
+    """Check ``overrides`` against the claim's parameter types, then (for a decorated claim) build
+    its parameter dataclass so that its own ``__post_init__`` checks run too."""
+    for k, v in overrides.items():
+        validate_value(claim, k, v, f"{where}.{k}")
+    P = getattr(claim, "params_type", None)
+    if P is not None:
+        coerce_dataclass(P, {**claim.defaults, **overrides}, where)
+    return overrides
+
+
+def coerce_dataclass(P, values: dict, where: str = "parameters"):
+    """``P(**values)``, turning any ValueError/TypeError of its ``__post_init__`` into InputError."""
+    try:
+        return P(**values)
+    except InputError:
+        raise
+    except (TypeError, ValueError) as e:
+        raise InputError(f"{where}: {e}") from None
