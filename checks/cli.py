@@ -8,6 +8,8 @@ import os
 import sys
 import time
 
+from .cli_common import parse_lengths
+
 __all__ = ["main"]
 
 
@@ -279,12 +281,7 @@ def _cmd_finite_prompt(args):
                "effective_sample_fraction": float(c["effective_sample_fraction"]), "rho": float(c["rho"]),
                "mse_coefficient": float(c["mse"]), "limit": c["limit"].tolist()}
     if args.mc:
-        try:
-            Ls = [int(x) for x in args.mc.split(",") if x.strip()]
-        except ValueError:
-            raise InputError(f"--mc: expected comma-separated integers, got {args.mc!r}") from None
-        if not Ls or min(Ls) < 1:
-            raise InputError("--mc: prompt lengths must be positive integers")
+        Ls = parse_lengths(args.mc)
         if args.reps < 2:
             raise InputError("--reps must be at least 2")
         doc["monte_carlo"] = finite_prompt_study(mix, np.array(U, float), np.array(V, float),

@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from .cli_common import parse_lengths
+
 __all__ = ["load_risk_inputs", "run_risk"]
 
 
@@ -51,12 +53,7 @@ def load_risk_inputs(args):
         raise InputError("--dps must be between 5 and 1000")
     Ls = None
     if args.mc is not None:
-        try:
-            Ls = [int(x) for x in args.mc.split(",") if x.strip()]
-        except ValueError:
-            raise InputError(f"--mc: expected comma-separated integers, got {args.mc!r}") from None
-        if not Ls or min(Ls) < 1:
-            raise InputError("--mc: prompt lengths must be positive integers")
+        Ls = parse_lengths(args.mc)
         if args.reps is None:
             args.reps = 2000
         if args.reps < 2:

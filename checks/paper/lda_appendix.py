@@ -18,9 +18,9 @@ import sympy as sp
 from softmix.numerics import lda as N
 from softmix.theory import lda_appendix as TA
 
-from ..api import decide
 from ..registry import Claim, Control, Outcome, register
 from ..rules import ALPHA, AlphaFamily, ZTest
+from .lda import _decide_all as _decide, _sym_outcome
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 SEC = "lda"
@@ -37,21 +37,6 @@ def reg(id, title, source, statement, check, controls, kind="symbolic", defaults
                    derivations=derivations, kind=kind))
 
 
-def _decide(derivs, ctx):
-    """(all proven, any refuted, rows) from the engine's one derivation-list helper."""
-    sym = decide(derivs, ctx)
-    return sym.verdict == "verified" or not derivs, sym.verdict == "refuted", sym.rows
-
-
-def _sym_outcome(derivs, ctx, extra=None):
-    ok, ref, rows = _decide(derivs, ctx)
-    ev = {"symbolic": rows, **(extra or {})}
-    if ref:
-        return Outcome("refuted", ev)
-    if ok:
-        return Outcome("verified", ev)
-    ev["to_settle"] = "an exact simplification of derived - stated (larger CAS budget)"
-    return Outcome("inconclusive", ev)
 
 
 def _dim(p, lo=1, hi=4):
