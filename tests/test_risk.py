@@ -370,9 +370,41 @@ def test_risk_claim_decided_and_controls_refuted(cid):
     r = run_claim(cid, profile="quick", seed=1)
     assert r["verdict"] == "confirmed", json.dumps(r["evidence"])[:2000]
     assert r["negative_controls"]
+    led = r["evidence"]["alpha"]  # one family-wise alpha, split by construction (rules.AlphaFamily)
+    assert led["family_alpha"] == 1e-3 and 0 < led["spent"] <= 1e-3 * (1 + 1e-12) and led["tests"]
+    assert isinstance(r["evidence"]["rule"], str) and "level" in r["evidence"]["rule"]
     for c in r["negative_controls"]:
         assert c["verdict"] == "refuted", (c["id"], json.dumps(c["evidence"])[:1500])
     json.dumps(r)
+
+
+def test_risk_rules_no_private_extrapolation():
+    """The risk claims use rules.InverseLRule (known SEs, chi-square misfit test), not an SE inflated
+    by the reduced chi-square."""
+    import softmix.checks.paper.finite_prompt_risk as FR
+
+    assert not hasattr(FR, "extrapolate")
+
+
+def test_rate_decision_band_logic():
+    from softmix.checks.paper.finite_prompt_risk import _rate_decision
+
+    Ls = [100, 400, 1600, 6400]
+    band = [-0.7, -0.3]
+    exact = lambda p: [L ** p for L in Ls]
+    tight = lambda p, f=1e-3: [f * L ** p for L in Ls]
+    # inside the band, far from -1, tight: confirmed
+    d = _rate_decision(1e-3, Ls, exact(-0.5), tight(-0.5), False, band, 1000, "t")
+    assert d["verdict"] == "confirmed" and d["alpha"] == 1e-3
+    # a 1/L decay misses the band: refuted; the same data confirm a finite (1/L) prediction
+    assert _rate_decision(1e-3, Ls, exact(-1.0), tight(-1.0), False, band, 1000, "t")["verdict"] == "refuted"
+    assert _rate_decision(1e-3, Ls, exact(-1.0), tight(-1.0), True, [-1.0, -1.0], 1000, "t")["verdict"] == "confirmed"
+    # noisy enough that the interval overlaps the band and contains -1: inconclusive, never refuted
+    d = _rate_decision(1e-3, Ls, exact(-0.6), tight(-0.6, 1.0), False, band, 1000, "t")
+    assert d["verdict"] == "inconclusive"
+    # zero standard errors: inconclusive
+    d = _rate_decision(1e-3, Ls, exact(-0.5), [0.0] * 4, False, band, 1000, "t")
+    assert d["verdict"] == "inconclusive" and d["passed"] is None
 
 
 def test_cli_example_files_literally():
