@@ -108,15 +108,13 @@ def test_usage_errors_exit_2(files, tmp_path):
 CLAIMS = ["prop-2.1-shared", "fp-covariance"]
 
 
-def test_verify_json_same_seed_same_json(tmp_path):
-    out1, out2 = tmp_path / "a.json", tmp_path / "b.json"
-    for out in (out1, out2):
-        r = softmix("verify", *CLAIMS, "--seed", "5", "--json", str(out), "--quiet")
-        assert r.returncode == 0, r.stderr
-    strip = lambda d: [{k: v for k, v in c.items() if k != "seconds"} for c in d["claims"]]
-    d1, d2 = json.loads(out1.read_text()), json.loads(out2.read_text())
+def test_verify_json_shape_and_verdicts(tmp_path):
+    """One run: schema, keys and verdicts (same seed -> same JSON is tests/test_seeds.py's job)."""
+    out1 = tmp_path / "a.json"
+    r = softmix("verify", *CLAIMS, "--seed", "5", "--json", str(out1), "--quiet")
+    assert r.returncode == 0, r.stderr
+    d1 = json.loads(out1.read_text())
     validate(d1)
-    assert strip(d1) == strip(d2)
     assert set(d1) >= {"claims", "seed", "profile", "versions"}
     c = d1["claims"][0]
     assert set(c) >= {"id", "title", "source", "verdict", "evidence", "negative_controls", "seconds"}
