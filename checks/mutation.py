@@ -205,10 +205,12 @@ def _copy_tree(dst: Path, root: Path | None = None) -> None:
 NULL_FAULT = Fault("null", "theory/mixtures.py", "def cgf(", "def cgf(", "no change (the clean tree)", ("prop-2.1-shared",))
 
 
-def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900) -> dict:
+def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900, root: Path | None = None) -> dict:
+    """Apply one hand-written fault to a copy of the source tree at ``root`` (default: this
+    checkout) and report which of its claims and tests catch it."""
     with tempfile.TemporaryDirectory(prefix="softmix-mut-") as tmp:
         tmp = Path(tmp)
-        _copy_tree(tmp)
+        _copy_tree(tmp, root)
         apply_fault(fault, tmp)
         out = tmp / "out.json"
         env = dict(os.environ, PYTHONPATH=str(tmp))
@@ -245,11 +247,11 @@ def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900) -> dict:
         return {"id": fault.id, "description": fault.description, "caught": bool(by), "caught_by": by}
 
 
-def mutation_score(faults=None, seed: int = 20261130, progress=None) -> dict:
+def mutation_score(faults=None, seed: int = 20261130, progress=None, root: Path | None = None) -> dict:
     faults = list(FAULTS if faults is None else faults)
     rows = []
     for i, f in enumerate(faults):
-        row = run_fault(f, seed)
+        row = run_fault(f, seed, root=root)
         rows.append(row)
         if progress:
             progress(i + 1, len(faults), row)
@@ -318,24 +320,24 @@ def coverage_map(seed: int = DEFAULT_SEED, jobs: int = 2, root: Path | None = No
     return doc
 
 
-def claims_for(m, cmap: dict) -> list[str]:
+def claims_for(m, cmap: dict, root: Path | None = None) -> list[str]:
     """Ids of the claims that execute mutant ``m``'s line, cheapest (clean seconds) first."""
     recs = cmap["claims"]
     hit = [c for c, r in recs.items() if m.stmt_line in r["lines"].get(m.path, ())]
     if not hit and m.stmt_line == m.def_line and m.def_line:
         # default arguments: evaluated at import; what matters is who runs the function's body
-        nxt = _next_def_line(m)
+        nxt = _next_def_line(m, root)
         hit = [c for c, r in recs.items() if any(m.def_line < ln < nxt for ln in r["lines"].get(m.path, ()))]
     if not hit and not m.function and any(m.stmt_line in r["import_lines"].get(m.path, ()) for r in recs.values()):
         hit = [c for c, r in recs.items() if r["lines"].get(m.path)]  # module level: the module's users
     return sorted(hit, key=lambda c: (recs[c]["seconds"], c))
 
 
-def _next_def_line(m) -> int:
+def _next_def_line(m, root: Path | None = None) -> int:
     """The first ``def``/``class`` line after the mutant's function (its body ends before it)."""
     import ast
 
-    tree = ast.parse((ROOT / m.path).read_text())
+    tree = ast.parse((Path(root or ROOT) / m.path).read_text())
     starts = sorted(n.lineno for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                      ast.ClassDef)))
     later = [s for s in starts if s > m.def_line]
@@ -380,7 +382,7 @@ def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test
 
     root = Path(root or ROOT)
     t0 = time.perf_counter()
-    ids = claims_for(m, cmap)
+    ids = claims_for(m, cmap, root)
     row = {**{k: v for k, v in m.as_dict().items() if k in ("id", "path", "line", "operator", "original",
                                                              "mutated", "function")},
            "file": m.path, "claims": ids, "status": None, "killed_by": [], "stage": None, "equivalence": None}

@@ -1,7 +1,13 @@
 """The mutation suite: every fault applies cleanly, and an injected fault is caught end to end."""
+from pathlib import Path
+
 import pytest
 
-from softmix.checks.mutation import FAULTS, NULL_FAULT, ROOT, run_fault
+from softmix.checks.mutation import FAULTS, NULL_FAULT, run_fault
+
+#: the checkout these tests live in; mutation testing patches *its* files. Not the imported
+#: package's location: CI installs softmix non-editable, so that is site-packages (no tests/).
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_at_least_30_faults_with_unique_ids():
@@ -17,9 +23,9 @@ def test_each_fault_applies_exactly_once(fault):
 
 
 def test_a_fault_is_caught_and_the_clean_tree_is_not():
-    row = run_fault(next(f for f in FAULTS if f.id == "shared-linear-term"))
+    row = run_fault(next(f for f in FAULTS if f.id == "shared-linear-term"), root=ROOT)
     assert row["caught"] and any("prop-2.1-shared" in c for c in row["caught_by"])
-    clean = run_fault(NULL_FAULT)
+    clean = run_fault(NULL_FAULT, root=ROOT)
     assert not clean["caught"] and clean["caught_by"] == []
 
 
@@ -127,11 +133,11 @@ def test_claims_for_maps_lines_cheapest_first_and_reports_uncovered():
 
 
 def test_file_level_test_map():
-    assert "tests/test_certificates.py" in module_test_files("numerics/balls.py")
-    assert "tests/test_lda.py" in module_test_files("theory/lda.py") or "tests/test_lda.py" in module_test_files(
-        "numerics/lda.py")
-    assert module_test_files("numerics/precision.py") == [] or all(
-        f.startswith("tests/test_") for f in module_test_files("numerics/precision.py"))
+    assert "tests/test_certificates.py" in module_test_files("numerics/balls.py", ROOT)
+    assert "tests/test_lda.py" in module_test_files("theory/lda.py", ROOT) or "tests/test_lda.py" in module_test_files(
+        "numerics/lda.py", ROOT)
+    assert module_test_files("numerics/precision.py", ROOT) == [] or all(
+        f.startswith("tests/test_") for f in module_test_files("numerics/precision.py", ROOT))
 
 
 FAST = "cert-prop-4.3-contraction"  # runs ball-arithmetic bisection (numerics/balls.py) in < 1 s
@@ -146,7 +152,7 @@ def _cover_sign_mutant(original, operator):
 
 @pytest.fixture(scope="module")
 def fast_map():
-    cmap = coverage_map(claims=[FAST])
+    cmap = coverage_map(claims=[FAST], root=ROOT)
     rec = cmap["claims"][FAST]
     assert rec["verdict"] == "verified" and rec["lines"]["numerics/balls.py"]
     return cmap
@@ -154,8 +160,8 @@ def fast_map():
 
 def test_a_generated_mutant_is_killed_end_to_end(fast_map):
     m = _cover_sign_mutant("a + b", "sign")  # bisection midpoint (a + b) / 2 -> (a - b) / 2
-    assert claims_for(m, fast_map) == [FAST]
-    row = run_mutant(m, fast_map, tests=False)
+    assert claims_for(m, fast_map, ROOT) == [FAST]
+    row = run_mutant(m, fast_map, tests=False, root=ROOT)
     assert row["status"] == "killed" and row["stage"] == "verify", row
     assert any(FAST in k for k in row["killed_by"])
 
@@ -163,7 +169,7 @@ def test_a_generated_mutant_is_killed_end_to_end(fast_map):
 def test_the_clean_tree_is_not_caught_and_comes_out_equivalent(fast_map):
     m = _cover_sign_mutant("a + b", "sign")
     null = dataclasses.replace(m, operator="none", mutated="(a + b)")  # parenthesised: the same program
-    row = run_mutant(null, fast_map, tests=False)
+    row = run_mutant(null, fast_map, tests=False, root=ROOT)
     assert row["status"] == "equivalent" and row["killed_by"] == [], row
     assert "identical" in row["equivalence"] and "unchanged at 40 digits" in row["equivalence"]
     s = summarize([row, {**row, "status": "killed", "stage": "verify"}])
@@ -194,4 +200,4 @@ def test_claims_for_a_default_argument_are_those_running_the_function_body():
     m = ms[0]
     cmap = {"claims": {"runs-body": {"seconds": 1.0, "lines": {m.path: [m.def_line + 2]}, "import_lines": {}},
                        "imports-only": {"seconds": 0.1, "lines": {}, "import_lines": {m.path: [m.def_line]}}}}
-    assert claims_for(m, cmap) == ["runs-body"]
+    assert claims_for(m, cmap, ROOT) == ["runs-body"]
