@@ -20,6 +20,7 @@ standard error; the Monte Carlo engine is random (seeded).
 from __future__ import annotations
 
 from dataclasses import dataclass
+import math
 from fractions import Fraction
 
 import mpmath as mpm
@@ -32,7 +33,7 @@ from .precision import to_mpf, workdps
 __all__ = ["Head", "Target", "parse_heads", "parse_target", "risk_constants", "risk_constants_mp",
            "gaussian_exp_quadratic_mean", "gaussian_exp_quadratic_mean_mp", "averaged_risk",
            "threshold_info", "MultiHeadEngine", "simulate_excess", "simulate_excess_averaged",
-           "query_norm_point", "covariance_blocks"]
+           "proposal_scale_for", "query_norm_point", "covariance_blocks"]
 
 
 # ================================================================================================
@@ -676,19 +677,52 @@ def _full_tokens(mix, n, c, rng):
     return out
 
 
-def simulate_excess_averaged(mix, heads, target, queries: GaussianMixture, L: int, n: int, rng) -> dict:
+def proposal_scale_for(lam: float) -> float:
+    """The query proposal scale s = sqrt(2 / (1 - 2 lambda*)) for :func:`simulate_excess_averaged`.
+
+    Per-query constants grow like exp(lambda* |zeta|^2) in the whitened query zeta, so with queries drawn
+    from the query law the k-th moment of the estimator is finite only while k lambda* < 1/2: for
+    lambda* in (1/8, 1/4) the variance is finite but the fourth moment is not, the sample mean is skewed
+    low and its standard error is unreliable. Drawing zeta = s xi with importance weight
+    s^r exp(-(s^2 - 1) |xi|^2 / 2) makes every moment finite iff s^2 (1/2 - lambda*) > 1/2; this s leaves
+    a margin of 1/2 in that exponent. Exact (a choice of proposal, not an approximation)."""
+    if not (0 <= lam < 0.5):
+        raise ValueError(f"the proposal needs 0 <= lambda* < 1/2, got {lam}")
+    return math.sqrt(2.0 / (1.0 - 2.0 * lam))
+
+
+def simulate_excess_averaged(mix, heads, target, queries: GaussianMixture, L: int, n: int, rng,
+                             proposal_scale: float = 1.0) -> dict:
     """n queries z_j ~ queries, one fresh prompt of L full D-dimensional tokens each (exact law):
     X_j = L (||B z_j - yhat_L(z_j)||^2 - ||B z_j - yhat_inf(z_j)||^2), its control-variate version
     X_j + 2 L r(z_j)^T e_lin,j (the linearised fluctuation's mean is exactly 0), and the raw squared output
-    error ||yhat_L - yhat_inf||^2 (for rate fits past the threshold)."""
+    error ||yhat_L - yhat_inf||^2 (for rate fits past the threshold).
+
+    ``proposal_scale`` s > 1 draws each query component's whitened coordinates s times wider and
+    returns X, X_cv and sq_error already multiplied by the importance weight p(z)/q(z) (component by
+    component, on the range of a singular covariance), so their sample means stay unbiased estimates of
+    the query averages and their sample standard errors stay valid; ``weights`` holds the weights.
+    s = 1 (the default) is plain sampling from the query law with the historical random stream."""
     qw, qm, qS = queries.arrays()
     cw = np.cumsum(qw)
     cw[-1] = 1.0
     lab = np.searchsorted(cw, rng.random(n), side="right")
     Z = np.empty((n, len(qm[0])))
+    iw = np.ones(n)
+    s_ = float(proposal_scale)
+    if not (math.isfinite(s_) and s_ >= 1.0):
+        raise ValueError(f"proposal_scale must be a finite number >= 1, got {proposal_scale}")
     for j in range(len(qw)):
         sel = lab == j
-        Z[sel] = qm[j] + rng.standard_normal((int(sel.sum()), len(qm[0]))) @ psd_sqrt(qS[j]).T
+        if s_ == 1.0:
+            Z[sel] = qm[j] + rng.standard_normal((int(sel.sum()), len(qm[0]))) @ psd_sqrt(qS[j]).T
+            continue
+        ev, Q = np.linalg.eigh(np.asarray(qS[j], float))
+        keep = ev > 1e-12 * max(float(ev.max()), 1e-300)
+        R = Q[:, keep] * np.sqrt(ev[keep])
+        xi = rng.standard_normal((int(sel.sum()), R.shape[1]))
+        Z[sel] = qm[j] + s_ * xi @ R.T
+        iw[sel] = s_ ** R.shape[1] * np.exp(-0.5 * (s_ * s_ - 1.0) * (xi * xi).sum(1))
     w, m, G = _arrays(mix)
     c = risk_constants(mix, heads, target, Z)
     arr = [h.arrays() for h in heads]
@@ -723,7 +757,8 @@ def simulate_excess_averaged(mix, heads, target, queries: GaussianMixture, L: in
     # control variate with mean exactly 0 given z: the linear term -2 L r^T e_lin only (the quadratic
     # part's mean K_var(z) is heavy-tailed over queries once lambda* > 1/4, so it is not subtracted)
     Y = -2 * L * (lin * r0).sum(1)
-    return {"X": Xv, "X_cv": Xv - Y, "sq_error": (err**2).sum(1), "Z": Z, "K_per_query": c["K"]}
+    return {"X": iw * Xv, "X_cv": iw * (Xv - Y), "sq_error": iw * (err**2).sum(1), "Z": Z, "K_per_query": c["K"],
+            "weights": iw}
 
 
 def covariance_blocks(mix: GaussianMixture, heads, z, variant: str | None = None) -> dict:

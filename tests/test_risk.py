@@ -194,6 +194,34 @@ def test_control_variate_unbiased_and_reduces_variance():
     assert abs(Xc.mean() - K) < 0.1 * abs(K)  # O(1/L) remainder at L = 200
 
 
+def test_importance_sampled_queries_are_unbiased_and_tame_the_tail():
+    """simulate_excess_averaged with a wider query proposal: the weights have mean 1 on each
+    component (also on a singular one), the weighted estimates agree with plain sampling and with
+    the closed-form K, and the default s = 1 keeps the historical stream (weights exactly 1)."""
+    gmix = GaussianMixture.from_json_obj(GAUSS)
+    heads = RK.parse_heads(HEADS, 3)
+    t = RK.parse_target(TARGET, 3, 2)
+    q = GaussianMixture.from_json_obj(QUERIES)
+    lam = RK.threshold_info(gmix, heads, q)["lambda"]
+    s = RK.proposal_scale_for(lam)
+    assert s == pytest.approx(math.sqrt(2 / (1 - 2 * lam))) and s > 1
+    K = float(RK.averaged_risk(gmix, heads, q, t)["K"])
+    plain = RK.simulate_excess_averaged(gmix, heads, t, q, 200, 20000, np.random.default_rng(3))
+    assert np.all(plain["weights"] == 1.0)
+    same = RK.simulate_excess_averaged(gmix, heads, t, q, 200, 20000, np.random.default_rng(3), proposal_scale=1.0)
+    assert np.array_equal(plain["X"], same["X"])
+    wide = RK.simulate_excess_averaged(gmix, heads, t, q, 200, 20000, np.random.default_rng(4), proposal_scale=s)
+    w = wide["weights"]
+    assert abs(w.mean() - 1) < 4.5 * w.std() / math.sqrt(len(w))
+    assert not np.all(w == 1.0)
+    for est in (plain["X_cv"], wide["X_cv"]):
+        assert abs(est.mean() - K) < 4.5 * est.std() / math.sqrt(len(est)) + 0.05 * abs(K)  # O(1/L) remainder
+    with pytest.raises(ValueError):
+        RK.simulate_excess_averaged(gmix, heads, t, q, 10, 10, np.random.default_rng(0), proposal_scale=0.5)
+    with pytest.raises(ValueError):
+        RK.proposal_scale_for(0.5)
+
+
 def test_same_seed_same_draws():
     mix, heads, t = _setup()
     z = np.array([0.8, -0.4, 0.6])
