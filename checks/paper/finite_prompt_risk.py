@@ -112,11 +112,12 @@ def _per_query_mc(ctx, params, mix, heads, target, z, tag):
     return _cached(ctx, params, tag, run)
 
 
-def _averaged_mc(ctx, params, mix, heads, target, queries, Ls, n, tag):
+def _averaged_mc(ctx, params, mix, heads, target, queries, Ls, n, tag, proposal_scale=1.0):
     def run():
         rows = []
         for L in Ls:
-            out = RK.simulate_excess_averaged(mix, heads, target, queries, int(L), int(n), _rng(ctx, tag, int(L)))
+            out = RK.simulate_excess_averaged(mix, heads, target, queries, int(L), int(n), _rng(ctx, tag, int(L)),
+                                              proposal_scale=proposal_scale)
             X, Xc, sq = out["X"], out["X_cv"], out["sq_error"]
             rows.append({"L": int(L), "raw": float(X.mean()), "raw_se": float(X.std(ddof=1) / math.sqrt(n)),
                          "cv": float(Xc.mean()), "cv_se": float(Xc.std(ddof=1) / math.sqrt(n)),
@@ -259,7 +260,7 @@ def _check_expansion(params, ctx):
                        "per_L": rows_a, "test": dec_a},
           "symbolic_test": sym, "alpha": fam.ledger(),
           "rule": "; ".join([rule_q.describe() + " (control-variate estimates, mixture tokens, one query)",
-                             rule_a.describe() + " (Gaussian tokens, closed-form K; lambda* < 1/4 so that the averaged "
+                             rule_a.describe() + " (Gaussian tokens, closed-form K; lambda* < 1/6 so that the averaged "
                              "remainder is O(1/L))", sym["rule"] + " (delta method)"])}
     return Outcome(combine(dec_q, dec_a, sym), ev)
 
@@ -446,17 +447,28 @@ def _check_icl(params, ctx):
     target = RK.parse_target(target_obj, gmix.dim, 1)
     exact = RK.averaged_risk(gmix, heads, q, target, dps=30)
     pred, _ = _averaged_prediction(gmix, heads, q, target, v)
-    rows = _averaged_mc(ctx, params, gmix, heads, target, q, params["Ls"], params["queries"], "icl")
+    lam = float(exact["threshold"])
+    # importance sampling over queries: with lambda* in (1/8, 1/4) plain query sampling has a finite
+    # variance but no fourth moment, and the sample mean came out skewed low (z about -1.2 on average
+    # over ten seeds at the default configuration); the proposal of numerics.risk.proposal_scale_for
+    # makes every moment finite
+    s_q = RK.proposal_scale_for(lam) if lam < 0.5 else 1.0
+    rows = _averaged_mc(ctx, params, gmix, heads, target, q, params["Ls"], params["queries"], "icl", s_q)
     fam = AlphaFamily(name="fp-risk-icl-regression")
     rule = InverseLRule(fam.rest("K-limit"), margin=K_RELATIVE_MARGIN, relative=True,
                         name="limit of L (R_L - R_inf) (control-variate estimates)")
     dec = rule.decide([r["L"] for r in rows], [r["cv"] for r in rows], [r["cv_se"] for r in rows], pred,
                       n_samples=int(params["queries"]))
+    if lam >= 1 / 6:  # beyond the check's reach: the a + b/L extrapolation is biased (docs/finite-prompt.md, sec. 5)
+        dec = {**dec, "verdict": "inconclusive", "passed": None,
+               "reason": f"lambda* = {lam:.4g} >= 1/6: the remainder of L (R_L - R_inf) decays more slowly than 1/L, "
+                         "so the a + b/L extrapolation cannot decide K; choose heads with lambda* < 1/6"}
     ev = {"setting": {"tokens": tokens, "queries": queries, "heads": heads_obj, "target": target_obj},
           "threshold": exact["threshold"], "risk_infinite": str(exact["risk_infinite"]), "K": str(exact["K"]),
           "variance": str(exact["variance"]), "cross": str(exact["cross"]), "bias_residual": str(exact["bias_residual"]),
-          "K_compared": pred, "per_L": rows, "test": dec, "alpha": fam.ledger(),
-          "rule": rule.describe() + " (against the closed-form K)"}
+          "K_compared": pred, "per_L": rows, "test": dec, "alpha": fam.ledger(), "query_proposal_scale": s_q,
+          "rule": rule.describe() + " (against the closed-form K; queries importance-sampled from the query law "
+                  "widened by s = sqrt(2 / (1 - 2 lambda*)), so that every moment of the estimator is finite)"}
     return Outcome(dec["verdict"], ev)
 
 
@@ -469,7 +481,7 @@ register(Claim(
                "V_h = e^T (label), W_h = w_h: R_L = R_inf + K / L + o(1/L), K in closed form"),
     assumptions=("beta fixed (one task)", "x ~ N(0, I)", "first order in 1/L"),
     defaults={"d": 2, "beta": ["0.8", "-0.5"], "noise": "0.25",
-              "A": [[["0.44", "0.125"], ["-0.06", "0.31"]], [["0.25", "-0.125"], ["0.19", "0.375"]]], "w": ["0.9", "0.6"],
+              "A": [[["-0.25", "-0.045"], ["-0.02", "0.32"]], [["-0.13", "-0.015"], ["0.03", "-0.27"]]], "w": ["0.9", "0.6"],
               "Ls": [100, 400], "queries": 20000},
     profiles={"full": {"Ls": [100, 400, 1600], "queries": 100000}},
     controls=CONTROLS,
@@ -647,7 +659,8 @@ def _check_lda(params, ctx):
             gof["verdict"] = "confirmed" if gof["passed"] else "refuted"
     on = Threshold(1e-9, "<", name="distance of Phi(theta) to E1").decide(on_E1)
     pe = Threshold(1e-9, "<", name="infinite-prompt output == Bayes logit (max abs error)").decide(pred_err)
-    lam = Threshold(0.25, "<", name="lambda* < 1/4 (finite-variance query average, O(1/L) remainder)").decide(th["lambda"])
+    lam = Threshold(1 / 6, "<", name="lambda* < 1/6 (the next term's query average, exp(3 a^T G a), is finite: "
+                                      "O(1/L) remainder of L (R_L - R*))").decide(th["lambda"])
     ev = {"theta": np.asarray(theta).tolist(), "distance_to_E1": on_E1, "infinite_prompt_equals_bayes_logit_max_err": pred_err,
           "lambda_star": th["lambda"], "K_LDA": K, "K_se": Kse, "per_L": rows, "fit": fit, "test": lim,
           "goodness_of_fit": gof, "deterministic": [on, pe, lam], "alpha": fam.ledger(),
