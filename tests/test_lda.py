@@ -116,3 +116,5 @@ def test_lemma_b8_typo_is_a_finding_and_the_printed_form_is_refuted():
     r = run_claim("lemma-b.8", profile="quick", seed=1)
     assert r["verdict"] == "verified" and r["findings"] and r["findings"][0]["kind"].startswith("typo")
     assert {c["id"]: c["verdict"] for c in r["negative_controls"]} == {"dropped-2": "refuted", "as-printed": "refuted"}
+    # the typo is characterised exactly: derived minus printed is the cross term once more
+    assert [row["status"] for row in r["evidence"]["symbolic"]] == ["proven", "refuted", "proven", "proven"]

@@ -328,7 +328,11 @@ def lemma_b8_derivations(d: int = 2, variant=None):
                        notes="printed display: cross term (dr)(sigma' ds) appears once"),
             Derivation(name=f"Lemma B.8 D^2 f_theta[h,h] with cross term doubled, d={d}" + tag,
                        source=f"{SRC}, Lemma B.8 (corrected)", derived=D2, stated=st2_fixed,
-                       assumptions=("sigma'' = sigma'(1 - 2 sigma)",))]
+                       assumptions=("sigma'' = sigma'(1 - 2 sigma)",)),
+            Derivation(name=f"Lemma B.8 printed D^2 misses exactly one cross term, d={d}",
+                       source=f"{SRC}, Lemma B.8 (the typo, characterised)", derived=D2 - st2_paper,
+                       stated=dr * sp1 * ds, assumptions=("sigma'' = sigma'(1 - 2 sigma)",),
+                       notes="the typo is a coefficient: derived minus printed is the cross term dr sigma' ds once more")]
 
 
 def lemma_b10_derivations(d: int = 2, variant=None):

@@ -224,7 +224,7 @@ def _chk_b8(p, ctx):
     ev = {"symbolic": rows}
     if ctx.variant:
         return Outcome("refuted" if ref else "verified" if ok else "inconclusive", ev)
-    content = [rows[0], rows[2]]
+    content = [rows[0], rows[2], rows[3]]  # rows[3]: derived - printed is exactly the missing cross term
     if rows[1]["status"] == "refuted":
         ev["findings"] = [{"kind": "typo (coefficient)", "where": "Lemma B.8, display of D^2 f_theta[h,h]",
                            "detail": "the cross term (dv21^T dm + 2 dv22) sigma'(z)(2 du12 + dU11 dm)^T x must carry a "
