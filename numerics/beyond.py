@@ -22,7 +22,7 @@ from .precision import workdps
 
 __all__ = [
     "sym_sqrt", "threshold_lambda", "gaussian_averaged_constant", "gaussian_averaged_constant_mp",
-    "per_query_mse_constants", "averaged_constant_quadrature", "averaged_constant", "simulate_query_errors",
+    "per_query_mse_constants", "averaged_constant", "simulate_query_errors",
     "regression_risk", "regression_grad", "flow_mp", "flow_float", "balanced_init", "stated_limit",
     "regression_finite_prompt_outputs", "train_finite_prompt_regression",
     "posterior_mean", "atomic_prompt_outputs", "zfb_gamma", "zfb_loss_closed_form", "zfb_sample_losses",
@@ -91,24 +91,6 @@ def per_query_mse_constants(mix: GaussianMixture, U, V, Z) -> np.ndarray:
     Vd = np.einsum("pd,nkd->nkp", V, dlt)
     trC = w2 @ trVGV + np.einsum("nk,nkp->n", w2, Vd**2)
     return rho * trC
-
-
-def averaged_constant_quadrature(mix: GaussianMixture, Sigma, U, V, n: int = 40, n2: int | None = None) -> dict:
-    """E_z per_query_mse_constants(z), z ~ N(0, Sigma), by tensor Gauss-Hermite quadrature (float64)
-    with n and n2 nodes per dimension; |Q(n2) - Q(n)| is the error estimate."""
-    S = sym_sqrt(Sigma)
-    D = S.shape[0]
-
-    def rule(m):
-        x, w = np.polynomial.hermite_e.hermegauss(m)
-        w = w / np.sqrt(2 * np.pi)
-        pts = np.array(list(itertools.product(x, repeat=D)))
-        wts = np.prod(np.array(list(itertools.product(w, repeat=D))), axis=1)
-        return float(wts @ per_query_mse_constants(mix, U, V, pts @ S.T))
-
-    n2 = n2 or int(1.5 * n) + 2
-    a, b = rule(n), rule(n2)
-    return {"value": b, "error_estimate": abs(b - a), "nodes": [n, n2]}
 
 
 def averaged_constant(mix: GaussianMixture, Sigma, U, V, n: int = 40, max_points: int = 250000, mc_samples: int = 400000,

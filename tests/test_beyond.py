@@ -2,6 +2,7 @@
 import json
 import math
 
+import mpmath as mpm
 import numpy as np
 import pytest
 import sympy as sp
@@ -83,8 +84,12 @@ def test_closed_form_constant_matches_quadrature_and_per_query(seed):
     U = U0 * math.sqrt(lam / NB.threshold_lambda(mix, Sig, U0))
     cf = NB.gaussian_averaged_constant(Gam, Sig, U, V)
     assert cf["lambda_max"] == pytest.approx(lam, rel=1e-9)
-    q = NB.averaged_constant_quadrature(mix, Sig, U, V, n=40)
-    assert q["value"] == pytest.approx(cf["K"], rel=1e-8)
+    q = NB.averaged_constant(mix, Sig, U, V, n=40)
+    assert q["method"] == "quadrature" and q["value"] == pytest.approx(cf["K"], rel=1e-8)
+    assert q["error_estimate"] < 1e-8 * cf["K"]
+    with mpm.workdps(40):
+        Kmp = NB.gaussian_averaged_constant_mp(Gam.tolist(), NB.sym_sqrt(Sig).tolist(), U.tolist(), V.tolist())
+    assert float(Kmp) == pytest.approx(cf["K"], rel=1e-10)
     Z = rng.standard_normal((3, 2))
     per = NB.per_query_mse_constants(mix, U, V, Z)
     ref = [finite_prompt_constants(mix, U, V, z)["mse"] for z in Z]

@@ -160,6 +160,23 @@ def _check_rate(params, ctx):
         qtest = ZTest(fam.take("gaussian-constant-importance-sampled", n_parts),
                       name="importance-sampled K vs closed form").decide(quad["value"], quad["standard_error"], cf["K"])
         q_verdict = qtest["verdict"]
+    # every branch of the closed form, and its 40-digit twin: at lambda_below, at a lambda drawn from the
+    # run's seed in (1/4, 1/2) (finite there; sampling would need lambda < 1/4, the closed form does not),
+    # and past 1/2 (infinite)
+    rb = NB.sym_sqrt(S)
+    lam_mid = 0.26 + 0.22 * float(_data_rng(ctx, "lambda-mid").random())
+    branch = []
+    for lam_x in (lam_b, lam_mid):
+        Ux = _scaled_U(mix, S, U0, lam_x)
+        cfx = NB.gaussian_averaged_constant(G, S, Ux, V)
+        Kmp = NB.gaussian_averaged_constant_mp(G.tolist(), rb.tolist(), Ux.tolist(), V.tolist(), dps=40)
+        r = residual_test(abs(mpm.mpf(cfx["K"]) - Kmp) if cfx["finite"] else mpm.inf, dps=15, scale=Kmp, guard=4)
+        branch.append({"lambda": lam_x, "finite": cfx["finite"], "K_float64": cfx["K"], "K_40_digits": mpm.nstr(Kmp, 30),
+                       **r})
+    lam_x = float(params["lambdas_above"][0])
+    cfx = NB.gaussian_averaged_constant(G, S, _scaled_U(mix, S, U0, lam_x), V)
+    branch.append({"lambda": lam_x, "finite": cfx["finite"], "K_float64": cfx["K"], "passed": not cfx["finite"]})
+    branch_ok = all(b["passed"] for b in branch)
     predicted_K = cf["K"]
     if v == "dropped-mean-shift":
         predicted_K = cf["K_without_mean_shift"]
@@ -174,8 +191,12 @@ def _check_rate(params, ctx):
                                 name="below: limit of L*MSE (a + b/L over the prompt lengths)")
     ztest_b = const_rule_b.decide([r["L"] for r in rows_b], [r["L_mse"] for r in rows_b],
                                   [r["L_mse_se"] for r in rows_b], predicted_K, nq_b)
-    below_v = combine(sb, ztest_b, q_verdict)
+    below_v = combine(sb, ztest_b, q_verdict, "confirmed" if branch_ok else "refuted")
     below = {"lambda_max": cf["lambda_max"], "U": Ub.tolist(), "closed_form_K": cf["K"],
+             "closed_form_branches": {"rows": branch, "passed": branch_ok,
+                                      "rule": "float64 closed form == its 40-digit mpmath twin to 10^(4-15) relative "
+                                              "where lambda < 1/2 (at lambda_below and at a seeded lambda in (1/4, "
+                                              "1/2)); infinite for lambda > 1/2 (no alpha)"},
              "K_compared": predicted_K, "quadrature_check": {**qtest, **quad}, "per_L": rows_b,
              "predicted_exponent": -1.0, "measured_exponent": fit_b["slope"], "exponent_ci": fit_b["ci"],
              "slope_fit": fit_b, "slope_test": sb, "constant_test": ztest_b,
