@@ -249,11 +249,16 @@ def attention_display_derivation(d: int = 2) -> Derivation:
     """T_{U,V}[mu_Z] from the CGF (theory.attention.softmax_attention_derived) vs the display."""
     gamma, xi = noise_symbols()
     Gamma = matrix_symbols("Gam", d, symmetric=True)
-    S = Gamma + xi**2 * sp.eye(d)
+    # derived side: Z = X + xi eps with X | k ~ N(m_k, Gamma), eps ~ N(0, I) independent; the cumulant
+    # generating functions add, so the component covariance is the Hessian of the sum
+    t = vector_symbols("t", d)
+    cgf_noisy = (t.T * Gamma * t)[0, 0] / 2 + xi**2 * (t.T * t)[0, 0] / 2
+    S_derived = sp.hessian(cgf_noisy, list(t))
     means = [vector_symbols(f"m{k + 1}", d) for k in range(2)]
     w = _weights(2)
     U, V, z = matrix_symbols("U", d), matrix_symbols("V", d), vector_symbols("z", d)
-    derived = softmax_attention_derived(noisy_mixture(w, means, S), U, V, z)
+    derived = softmax_attention_derived(noisy_mixture(w, means, S_derived), U, V, z)
+    S = Gamma + xi**2 * sp.eye(d)  # the paper's S, as printed
     return DenoisingDerivation(
         name=f"Sec. 4.1 display: attention output on mu_Z, d={d}",
         source="Gabet-Boursier-Boyer 2026, Sec. 4.1 display after (10)",
