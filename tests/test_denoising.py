@@ -196,3 +196,21 @@ def test_prop_43_lambda_one_and_weak():
     for lam in ("1", "0.8"):
         r = run_claim("prop-4.3", profile="quick", seed=1, overrides={"lambda": lam})
         assert r["verdict"] == "confirmed", r["evidence"]
+
+
+@pytest.mark.parametrize("pi1", ["0", "1", "1.5", "-0.25"])
+def test_task_rejects_a_weight_outside_the_open_interval(pi1):
+    """pi1 = 1 is a one-component mixture: the denoising task (and eq. (11)'s softmax) needs 0 < pi1 < 1."""
+    with pytest.raises(InputError, match="pi1"):
+        DenoisingTask.from_params({**FIG2, "pi1": pi1})
+    assert DenoisingTask.from_params({**FIG2, "pi1": "0.999"}).pi1 == Fraction(999, 1000)
+
+
+def test_sgd_curve_records_the_final_step():
+    """The tracked curve starts at step 0, follows track_every and always ends at the last step."""
+    from softmix.numerics.denoising import sgd_heads
+
+    task = DenoisingTask.from_params({**FIG2, "pi1": "0.3"})
+    curve, _theta = sgd_heads(task, 2, 5, 0.01, 10.0, 8, np.random.default_rng(0), 2, n_gh=8)
+    assert [t for t, _ in curve] == [0, 2, 4, 5]
+    assert all(np.isfinite(r) for _, r in curve)

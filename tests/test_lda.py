@@ -1,6 +1,7 @@
 """Section 3 (attention-based LDA): fast unit tests."""
 from fractions import Fraction
 
+import math
 import mpmath as mpm
 import numpy as np
 import pytest
@@ -118,3 +119,31 @@ def test_lemma_b8_typo_is_a_finding_and_the_printed_form_is_refuted():
     assert {c["id"]: c["verdict"] for c in r["negative_controls"]} == {"dropped-2": "refuted", "as-printed": "refuted"}
     # the typo is characterised exactly: derived minus printed is the cross term once more
     assert [row["status"] for row in r["evidence"]["symbolic"]] == ["proven", "refuted", "proven", "proven"]
+
+
+def test_distance_to_E2_is_the_minimum_over_the_line():
+    """dist_E2 is closed form; compare it with a numerical minimisation over r of the distance to
+    (w*, b* - r sigma(s0), r, 0) on random points (non-isotropic problem, pi != 1/2)."""
+    from scipy.optimize import minimize_scalar
+
+    from softmix.numerics.lda import dist_E2
+
+    prob = N.LDAProblem.from_params({"m1": ["1", "0.5"], "m_1": ["-0.8", "0.2"], "Gamma": [["1", "0.3"], ["0.3", "0.7"]],
+                                     "pi_plus": "0.3"})
+    d = prob.d
+    w, b = prob.bayes()
+    sg = 1 / (1 + math.exp(-float(prob.arrays()[5])))
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        zeta = rng.normal(size=2 * d + 2) * 2
+        f = lambda r: (np.sum((zeta[:d] - w) ** 2) + (zeta[d] - (b - r * sg)) ** 2 + (zeta[d + 1] - r) ** 2
+                       + np.sum(zeta[d + 2:] ** 2))
+        best = minimize_scalar(f, bracket=(-50, 50), tol=1e-12)
+        assert dist_E2(prob, zeta) == pytest.approx(math.sqrt(best.fun), rel=1e-7)
+
+
+def test_lemma_b19_checks_both_labels():
+    from softmix.theory.lda_appendix import lemma_b19_derivations
+
+    names = [r.name for r in lemma_b19_derivations(1)]
+    assert any("l_log''(1, t)" in n for n in names) and any("l_log''(-1, t)" in n for n in names)
