@@ -109,9 +109,25 @@ def run_claim(claim_id: str, profile: str = "quick", seed: int = 0, overrides: d
                          "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence)})
     return Result({"id": claim.id, "title": claim.title, "source": claim.source, "section": claim.section,
             "kind": claim.kind, "statement": claim.statement, "assumptions": list(claim.assumptions),
-            "parameters": _jsonable(params), "verdict": out.verdict, "evidence": _jsonable(out.evidence),
+            "parameters": _jsonable(params), "verdict": out.verdict,
+            "configurations": configurations_tried(claim, params, profile, out),
+            "evidence": _jsonable(out.evidence),
             "findings": _jsonable(out.evidence.get("findings", [])),
             "negative_controls": controls, "seconds": round(time.perf_counter() - t0, 3)})
+
+
+def configurations_tried(claim, params: dict, profile: str, out) -> dict:
+    """Every configuration a claim was decided on, whether or not the claim draws any: the rows
+    ``{name, values, verdict}`` of a claim that draws configurations from the seed
+    (:func:`softmix.checks.configs.generic`), else one row for the given parameters ('paper' when
+    they are the claim's defaults), with ``drawn`` = 0 saying that nothing was drawn."""
+    rows = out.evidence.get("configurations") if isinstance(out.evidence, dict) else None
+    if isinstance(rows, list) and rows and all(isinstance(r, dict) and "name" in r for r in rows):
+        slim = [{"name": r["name"], "values": _jsonable(r.get("values", {})), "verdict": r.get("verdict")} for r in rows]
+        return {"drawn": sum(r["name"].startswith("drawn") for r in slim), "rows": slim}
+    name = "paper" if params == claim.params(profile) else "given"
+    return {"drawn": 0, "rows": [{"name": name, "values": {}, "verdict": out.verdict}],
+            "note": "decided on the given configuration only (the claim draws no configurations)"}
 
 
 def claim_passed(res: dict, strict: bool = False) -> bool:

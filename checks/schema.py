@@ -39,6 +39,10 @@ _CLAIM = {
         "assumptions": {"type": "array", "items": {"type": "string"}},
         "parameters": {"type": "object"}, "verdict": _VERDICT, "evidence": {"type": "object"},
         "findings": {"type": "array", "items": {"type": "object"}},
+        "configurations": {"type": "object", "required": ["drawn", "rows"], "properties": {
+            "drawn": {"type": "integer"},
+            "rows": {"type": "array", "items": {"type": "object", "required": ["name", "values", "verdict"]}},
+            "note": {"type": "string"}}},
         "negative_controls": {"type": "array", "items": _CONTROL},
         "seconds": {"type": "number"},
     },
