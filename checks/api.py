@@ -216,7 +216,8 @@ def _params_type(fn, params):
 
 
 def claim(*, id: str, title: str, source: str, controls: dict, section: str = "user", kind: str = "numeric",
-          statement: str = "", assumptions=(), profiles: dict | None = None, derivations=None, params=None):
+          statement: str = "", assumptions=(), profiles: dict | None = None, derivations=None, params=None,
+          configurations_note: str = ""):
     """Register the decorated check ``fn(p, ctx)`` as a claim.
 
     * ``p`` is an instance of the parameter dataclass (the annotation of ``fn``'s first argument,
@@ -227,7 +228,8 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
     * ``controls`` maps each negative control's name to its description (at least one); inside
       the check, ``ctx.control(name)`` tells whether this run is that control and raises on a
       name that is not declared;
-    * the check returns an Outcome, a Part, or a list of Parts (combined by :func:`combine`).
+    * the check returns an Outcome, a Part, or a list of Parts (combined by :func:`combine`);
+    * ``configurations_note`` says why no configuration is drawn from the seed (``Claim.configurations_note``).
     """
     if not controls or not isinstance(controls, dict):
         raise ValueError(f"claim {id}: controls must map at least one control name to its description")
@@ -256,7 +258,7 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
         c = Claim(id=id, title=title, source=source, statement=statement or title, section=section, check=check,
                   assumptions=tuple(assumptions), defaults=defaults, profiles=prof,
                   controls=tuple(Control(k, v) for k, v in controls.items()), derivations=derivations, kind=kind,
-                  params_type=P)
+                  params_type=P, configurations_note=configurations_note)
         register(c)
         fn.claim = c
         return fn

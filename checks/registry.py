@@ -148,6 +148,10 @@ class Claim:
     #: the parameter dataclass of a claim written with ``@softmix.claim`` (None: types are
     #: inferred from ``defaults``, see :mod:`softmix.checks.params`)
     params_type: type | None = None
+    #: why the claim is decided without configurations drawn from the seed (a SymPy proof in fully
+    #: general symbols, a certificate of one stated constant, ...); shown as the ``note`` of
+    #: ``configurations`` in the result when nothing is drawn (issue 11)
+    configurations_note: str = ""
 
     def params(self, profile: str, overrides: dict | None = None) -> dict:
         p = dict(self.defaults)

@@ -126,8 +126,8 @@ def configurations_tried(claim, params: dict, profile: str, out) -> dict:
         slim = [{"name": r["name"], "values": _jsonable(r.get("values", {})), "verdict": r.get("verdict")} for r in rows]
         return {"drawn": sum(r["name"].startswith("drawn") for r in slim), "rows": slim}
     name = "paper" if params == claim.params(profile) else "given"
-    return {"drawn": 0, "rows": [{"name": name, "values": {}, "verdict": out.verdict}],
-            "note": "decided on the given configuration only (the claim draws no configurations)"}
+    note = getattr(claim, "configurations_note", "") or "decided on the given configuration only (the claim draws no configurations)"
+    return {"drawn": 0, "rows": [{"name": name, "values": {}, "verdict": out.verdict}], "note": note}
 
 
 def claim_passed(res: dict, strict: bool = False) -> bool:
