@@ -562,6 +562,44 @@ def _gaussian_average_link(ctx) -> tuple[dict, dict]:
     return dec, ev
 
 
+#: fp-risk-threshold: below in [0.1, 0.2] (K(z) has a finite variance over queries: lambda* < 1/4), above
+#: in [0.8, 1.5] (past 1/2, far enough from it that L^(-1/(2 lambda*)) is told from 1/L on the L grid)
+DRAW_THRESHOLD_BELOW = (0.1, 0.2)
+DRAW_THRESHOLD_ABOVE = (0.8, 1.5)
+#: the query Monte Carlo's spread sd_z K(z) / |E_z K| at most this (its z-test has a 5% relative margin)
+DRAW_THRESHOLD_MAX_SPREAD = 2.0
+
+
+@_memo_draw
+def _draw_threshold(rng, params, i):
+    """fp-risk-threshold within its statement: Gaussian tokens N(m, G) (m != 0, G non-isotropic), two
+    drawn heads (non-symmetric U, W != I), a drawn linear target, one centred query component with a
+    singular drawn covariance (the log power (ln L)^(m/2 - 1 + d) is derived for centred components), and
+    drawn lambda_below / lambda_above; below, every control's averaged prediction at least
+    DRAW_MIN_RELATIVE_EFFECT away from E_z K, |E_z K| at least half its variance part and the spread at most
+    DRAW_THRESHOLD_MAX_SPREAD."""
+    D, p, q = len(params["gaussian_tokens"]["means"][0]), len(params["heads"][0]["V"]), len(params["target"]["B"])
+    for _ in range(500):
+        toks = {"weights": ["1"], "means": [C.vector(rng, D, -1.0, 1.0)], "covariances": [C.spd(rng, D)]}
+        qs = {"weights": ["1"], "means": [["0"] * D], "covariances": [C.spd(rng, D, rank=D - 1)]}
+        heads = _draw_heads(rng, 2, D, p, q)
+        target = _draw_target(rng, q, D)
+        lb = C.rational(rng, *DRAW_THRESHOLD_BELOW, digits=3)
+        la = C.rational(rng, *DRAW_THRESHOLD_ABOVE, digits=2)
+        gm, qm = GaussianMixture.from_json_obj(toks), GaussianMixture.from_json_obj(qs)
+        lam0 = RK.threshold_info(gm, RK.parse_heads(heads, D), qm)["lambda"]
+        if not lam0 > 0:
+            continue
+        cand = {"gaussian_tokens": toks, "queries": qs, "heads": heads, "target": target,
+                "lambda_below": float(lb), "lambda_above": float(la)}
+        e = _averaged_effects({**params, **cand}, _scaled_heads(heads, math.sqrt(float(lb) / lam0)))
+        if abs(e["K"]) >= 0.5 * e["variance"] and e["spread"] <= DRAW_THRESHOLD_MAX_SPREAD and all(
+                e[v] >= DRAW_MIN_RELATIVE_EFFECT for v in ("no-bias-residual", "no-cross-head", "mean-query-norm")):
+            return cand
+    return None
+
+
+@generic(_draw_threshold)
 def _check_threshold(params, ctx):
     v = ctx.variant
     link, link_ev = _gaussian_average_link(ctx)
@@ -666,6 +704,46 @@ def icl_setting(d: int, beta, noise, heads_A, weights):
     return tokens, queries, heads, target
 
 
+def _icl_effects(params):
+    tokens, queries, heads_obj, target_obj = icl_setting(int(params["d"]), params["beta"], params["noise"], params["A"],
+                                                         params["w"])
+    return _averaged_effects({"gaussian_tokens": tokens, "queries": queries, "target": target_obj}, heads_obj)
+
+
+@_memo_draw
+def _draw_icl(rng, params, i):
+    """fp-risk-icl-regression: beta with unequal entries, noise variance, two non-symmetric A_h and output
+    weights w_h drawn, the A_h scaled together so that lambda* (= max_h sigma_max(A_h)^2) is a drawn value
+    in DRAW_LAMBDA (the 1/L extrapolation needs lambda* < 1/6); every control's prediction at least
+    DRAW_MIN_RELATIVE_EFFECT away from K, |K| at least half its variance part, spread at most DRAW_MAX_SPREAD."""
+    from fractions import Fraction
+
+    d = int(params["d"])
+    for _ in range(500):
+        beta = C.vector(rng, d, -1.2, 1.2)
+        if len({abs(float(b)) for b in beta}) < d:
+            continue
+        noise = C.rational(rng, 0.1, 0.5, 2)
+        A = [C.matrix(rng, d, d, -1.0, 1.0, min_asymmetry=0.3) for _ in range(2)]
+        w = [C.rational(rng, 0.3, 1.5, 2) if rng.random() < 0.7 else "-" + C.rational(rng, 0.3, 1.5, 2) for _ in range(2)]
+        cand = {"beta": beta, "noise": noise, "A": A, "w": w}
+        tokens, queries, heads_obj, _t = icl_setting(d, beta, noise, A, w)
+        lam0 = RK.threshold_info(GaussianMixture.from_json_obj(tokens), RK.parse_heads(heads_obj, d + 1),
+                                 GaussianMixture.from_json_obj(queries))["lambda"]
+        if not lam0 > 0:
+            continue
+        t = C.rational(rng, *DRAW_LAMBDA, digits=3)
+        sc = math.sqrt(float(t) / lam0)
+        cand["A"] = [[[C._dec(Fraction(round(float(x) * sc, 4)).limit_denominator(10**4), 4) for x in r] for r in Ah] for Ah in A]
+        e = _icl_effects({**params, **cand})
+        if DRAW_LAMBDA[0] <= e["lambda"] <= DRAW_LAMBDA[1] and abs(e["K"]) >= 0.5 * e["variance"] \
+                and e["spread"] <= DRAW_MAX_SPREAD and all(
+                e[v] >= DRAW_MIN_RELATIVE_EFFECT for v in ("no-bias-residual", "no-cross-head", "mean-query-norm")):
+            return cand
+    return None
+
+
+@generic(_draw_icl)
 def _check_icl(params, ctx):
     v = ctx.variant
     tokens, queries, heads_obj, target_obj = icl_setting(int(params["d"]), params["beta"], params["noise"],
@@ -727,6 +805,30 @@ def denoiser_setting(task):
     return mix, heads
 
 
+#: fp-risk-denoiser: lambda* (>= 1 for every exact softmax Bayes denoiser) at most this, so that the
+#: exponent -1/(2 lambda*) is told from 0 on the L grid (the paper configuration: 1.586)
+DRAW_DENOISER_MAX_LAMBDA = 2.5
+
+
+@_memo_draw
+def _draw_denoiser(rng, params, i):
+    """fp-risk-denoiser within Thm 4.1: equal-norm, non-collinear means in d = 2 (||m1|| = ||m2|| is the
+    theorem's hypothesis), pi1 != 1/2, gamma != xi drawn; kept when lambda* <= DRAW_DENOISER_MAX_LAMBDA."""
+    from softmix.numerics import denoising as DN
+
+    for _ in range(500):
+        m = C.means(rng, 2, 2, equal_norms=True)
+        xi = C.rational(rng, 0.6, 2.5, 1)
+        cand = {"m1": m[0], "m2": m[1], "gamma": C.rational(rng, 0.4, 2.5, 1, avoid=(xi,)), "xi": xi,
+                "pi1": C.weights(rng, 2)[0]}
+        task = DN.DenoisingTask.from_params({**params, **cand}, where="drawn denoiser")
+        mix, heads = denoiser_setting(task)
+        if RK.threshold_info(mix, heads, mix)["lambda"] <= DRAW_DENOISER_MAX_LAMBDA:
+            return cand
+    return None
+
+
+@generic(_draw_denoiser)
 def _check_denoiser(params, ctx):
     from softmix.numerics import denoising as DN
 
@@ -823,6 +925,66 @@ def lda_bayes_head(prob, U0, u):
     return theta, mix, heads, q
 
 
+def _lda_effects(params, lambda_only=False):
+    """lambda*, and the relative effect of each control on K_LDA (fixed 20000-query sample, seed 0)."""
+    from scipy.special import expit
+
+    from softmix.numerics import lda as N
+
+    prob = N.LDAProblem.from_params(params["problem"], where="drawn LDA problem")
+    _theta, mix, heads, q = lda_bayes_head(prob, _np(params["U0"]), _np([params["u"]])[0])
+    d = prob.d
+    w, b = prob.bayes()
+    zero = RK.parse_target({"B": [["0"] * (d + 1)]}, d + 1, 1)
+    lam = RK.threshold_info(mix, heads, q)["lambda"]
+    if lambda_only:
+        return {"lambda": lam}
+    x, _y = N.sample(prob, np.random.default_rng(0), 20000)
+    c = RK.risk_constants(mix, heads, zero, np.hstack([x, np.zeros((len(x), 1))]))
+    e = expit(x @ w + b)
+    k = 0.5 * e * (1 - e) * c["variance"]
+    K, Ku = float(k.mean()), float((0.125 * c["variance"]).mean())
+    zc = RK.query_norm_point(q)
+    ez = expit(zc[:d] @ w + b)
+    Kq = float(0.5 * ez * (1 - ez) * RK.risk_constants(mix, heads, zero, zc[None])["variance"][0])
+    return {"lambda": lam, "K": K, "unweighted": abs(Ku - K) / K, "mean-query-norm": abs(Kq - K) / K,
+            "spread": float(k.std()) / K}
+
+
+#: fp-risk-lda-bayes-point: the spread sd_x k(x) / K_LDA of the per-query constant at most this (the
+#: paper configuration: about 1)
+DRAW_LDA_MAX_SPREAD = 2.0
+
+
+@_memo_draw
+def _draw_lda(rng, params, i):
+    """fp-risk-lda-bayes-point: a drawn LDA problem (unequal-norm class means, non-isotropic Gamma,
+    pi_+ != 1/2) and a drawn point of its Bayes set E1 (non-symmetric U0, u != 0); the scale of U11 is fixed
+    by E1, so draws are kept when lambda* lies in DRAW_LAMBDA (the 1/L extrapolation needs lambda* < 1/6),
+    each control moves K_LDA by at least DRAW_MIN_RELATIVE_EFFECT and the spread of the per-query constant
+    is at most DRAW_LDA_MAX_SPREAD K_LDA."""
+    d = len(params["problem"]["m1"])
+    for _ in range(2000):
+        m = C.means(rng, 2, d, norm_range=(0.4, 1.5))
+        if np.linalg.norm(np.array(m[0], float) - np.array(m[1], float)) < 0.5:
+            continue
+        prob = {"m1": m[0], "m_1": m[1], "Gamma": C.spd(rng, d, scale_range=(0.5, 1.5)),
+                "pi_plus": C.weights(rng, 2, away=0.2)[0]}
+        cand = {"problem": prob, "U0": C.matrix(rng, d, d, -1.0, 1.0, min_asymmetry=0.3), "u": C.vector(rng, d, -0.5, 0.5)}
+        try:
+            if not DRAW_LAMBDA[0] <= _lda_effects({**params, **cand}, lambda_only=True)["lambda"] <= DRAW_LAMBDA[1]:
+                continue
+            with np.errstate(all="ignore"):
+                e = _lda_effects({**params, **cand})
+        except (np.linalg.LinAlgError, ValueError, ZeroDivisionError):
+            continue
+        if np.isfinite(e["K"]) and e["K"] > 0 and e["spread"] <= DRAW_LDA_MAX_SPREAD \
+                and min(e["unweighted"], e["mean-query-norm"]) >= DRAW_MIN_RELATIVE_EFFECT:
+            return cand
+    return None
+
+
+@generic(_draw_lda)
 def _check_lda(params, ctx):
     from scipy.special import expit
 
