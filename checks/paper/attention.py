@@ -31,6 +31,9 @@ from ..rules import Residual
 from ..strategies import random_matrix, random_mixture
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
+_DRAWN_NOTE = ("SymPy proof in general symbols; the numeric part is itself decided on rational instances drawn from the "
+               "run's seed inside the check (checks.operator.random_instance: random weights, a rank-deficient "
+               "component, non-symmetric U, dense V), so no further configuration is drawn")
 
 
 def _case(ctx, tag, K, D, degenerate=True, shared=False):
@@ -74,6 +77,7 @@ def _stated_21(ctx, smix, U, V, z):
        controls={"dropped-half": "score with (Uz)^T G_k U z instead of half of it",
                  "prior-gates": "gates alpha_k replaced by the prior weights pi_k",
                  "flipped-sign": "output sign flipped"},
+       configurations_note=_DRAWN_NOTE,
        derivations=lambda: [TA.prop_2_1_derivation(2, 2), TA.prop_2_1_derivation(2, 2, degenerate_rank=1)])
 def prop_2_1(p: Prop21, ctx):
     half = 1 if ctx.control("dropped-half") else sp.Rational(1, 2)
@@ -153,6 +157,7 @@ class Shared:
        statement="If G_k = G for all k: T_{U,V}[mu](z) = V G U z + V sum_k alpha_k(z) m_k, alpha = softmax(log pi_k + m_k^T U z)",
        assumptions=("G_k = G for all k",), profiles={"full": {"sym_components": 3, "dims": [3, 5, 8]}},
        controls={"unshared-covariances": "apply eq. (3) to a mixture whose covariances differ (assumption dropped)"},
+       configurations_note=_DRAWN_NOTE,
        derivations=lambda: [TA.prop_2_1_shared_derivation(2, 2)])
 def prop_2_1_shared(p: Shared, ctx):
     shared = not ctx.control("unshared-covariances")
@@ -181,6 +186,7 @@ class Gaussian:
        statement="For mu = N(m, G): T_{U,V}[mu](z) = V (m + G U z)", section="attention", kind="symbolic",
        assumptions=("mu Gaussian, G PSD",),
        controls={"two-components": "apply the affine formula (with the law's mean and covariance) to a two-component mixture"},
+       configurations_note=_DRAWN_NOTE,
        derivations=lambda: [TA.bb_lemma_2_1_derivation(2)])
 def bb_lemma_2_1(p: Gaussian, ctx):
     K = 2 if ctx.control("two-components") else 1
@@ -265,6 +271,7 @@ class PropA1:
        assumptions=("a(z, z') > 0 integrable against each mu_k",),
        profiles={"full": {"alignments_d2": ["softmax", "rbf"], "nodes": 90}},
        controls={"prior-proportions": "gates r_k replaced by the fixed proportions pi_k"},
+       configurations_note=_DRAWN_NOTE,
        derivations=lambda: [TA.prop_a1_derivation(2, 2, 2)])
 def prop_a_1(p: PropA1, ctx):
     """LHS: the normalised integral over the whole mixture by one numerical rule (Gauss-Hermite
@@ -316,6 +323,7 @@ class Linear:
        statement="T_lin[mu](z) = V E[z' z'^T] U z = sum_k pi_k T_lin[mu_k](z), T_lin[N(m,G)](z) = V (G + m m^T) U z",
        assumptions=("mu = sum_k pi_k N(m_k, G_k)",),
        controls={"softmax-decomposition": "the same fixed-proportion decomposition asserted for softmax attention"},
+       configurations_note=_DRAWN_NOTE,
        derivations=lambda: [TA.linear_fixed_proportions_derivation(2, 2)])
 def linear_fixed_proportions(p: Linear, ctx):
     """LHS: the definition int <Uz, x> V x dmu by quadrature over the whole mixture (4 nodes are

@@ -11,6 +11,8 @@ from fractions import Fraction
 import mpmath as mpm
 import numpy as np
 
+from .. import configs as C
+from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
 from .certify import SOURCE, _MAX_ROWS, _F, _cached, _flint, _no_flint, _verdict
 
@@ -201,6 +203,8 @@ register(Claim(
     statement="d=2, m1=(3,0), m2=(0,3), gamma=1, xi=2, pi1=1/2: with A* = M_X (M_X + xi^2 I)^{-1}, "
               "R(A*) - R(f*) = E||A* Z - f*(Z)||^2 > 0",
     section="certificates", check=_check_linear_gap, kind="numeric",
+    configurations_note="certifies one stated constant (the Fig. 2 setting's risk gap); the general gap is thm-4.1 / "
+                        "prop-c.6, decided on drawn tasks",
     assumptions=("xi > 0", "two components with equal norms", "Gamma = gamma^2 I"),
     defaults={"means": [[3, 0], [0, 3]], "weights": ["0.5", "0.5"], "gamma": 1, "xi": 2,
               "grid": 96, "half_width_sd": 6, "prec": 64},
@@ -293,6 +297,12 @@ def _u_lambda_certificate(params):
                 "uniqueness_and_existence_certified": status, "_lo": lo, "_hi": hi}
 
 
+def _draw_u_lambda(rng, params, i):
+    """A drawn lambda > 1 (the statement's whole range, away from the default 1.2): u_lambda certified there too."""
+    return {"lambda": C.rational(rng, 1.05, 2.5, 2, avoid=(1.2,))}
+
+
+@generic(_draw_u_lambda)
 def _check_u_lambda(params, ctx):
     try:
         cert = _cached("ulam", params, lambda: _u_lambda_certificate(params))
@@ -380,6 +390,14 @@ def _contraction_certificate(params, margin):
                 "probe_near_zero": probe, "status": status}
 
 
+def _draw_contraction(rng, params, i):
+    """A drawn lambda < 1 (the default is the threshold lambda = 1).  Drawn in [0.55, 0.99] so that the
+    ``slope-2-lambda`` control (gain 2 lambda > 1) stays a false statement there: for lambda <= 1/2 the
+    map u -> tanh(2 lambda u) contracts too and that control would be true, not merely undecided."""
+    return {"lambda": C.rational(rng, 0.55, 0.99, 2)}
+
+
+@generic(_draw_contraction)
 def _check_contraction(params, ctx):
     margin = Fraction(0)
     p = dict(params)

@@ -186,6 +186,8 @@ register(Claim(
     source="shared/notes/finite-prompt.md (Jensen / convexity of Lambda)",
     statement="For the notes' default mixture, rho(a) >= 1 for every a in [-1, 1]^3 (equality only at a = 0)",
     section="certificates", check=_check_rho, kind="numeric",
+    configurations_note=("certifies the notes' default mixture over a box of tilts (a stated constant); rho >= 1 "
+                         "in general is Jensen's inequality"),
     assumptions=("weights sum to 1", "some component covariance positive definite (for strictness off 0)"),
     defaults=_rho_defaults(), profiles={"full": {"grid": 10}},
     controls=(Control("shifted-threshold", "claim rho(a) >= 1.5 on the same box (which contains a = 0)"),

@@ -207,6 +207,7 @@ register(Claim(
     statement="On C1 (d=2, m1=(1,0), m-1=(0,1), Gamma=I, pi+=0.6), at theta* in Theta_1^reg with s* = w*, "
               "the nonzero (normal) eigenvalues of the Hessian of R are > 0, with a certified lower bound",
     section="certificates", check=_check_normal_hessian, kind="numeric",
+    configurations_note="certifies the curvature at one stated Bayes point of configuration C1 (a specific constant)",
     assumptions=("m1 != -m-1", "theta* in Theta_1 with s(theta*) != 0", "Gamma = I2 (closed-form orthogonal part)"),
     defaults={"m1": [1, 0], "m_minus1": [0, 1], "pi_plus": "0.6", "Gamma": "identity", "s_scale": 1,
               "truncation": 12, "prec": 128},
@@ -406,6 +407,7 @@ register(Claim(
     statement="C2 (d=20, m1=e1=-m-1, Gamma=I, pi+=1/2): M = 1, c0 = g(-1) = phi(1) - Phi(-1), C1 = c0 > 0, "
               "and L(w) >= C1 ||w|| on sampled directions",
     section="certificates", check=_check_coercivity, kind="numeric",
+    configurations_note="certifies the stated coercivity constant of configuration C2 (a specific constant)",
     assumptions=("m1 = -m-1", "Gamma symmetric positive definite"),
     defaults={"d": 20, "m1": "e1", "Gamma": "identity", "monotonicity_boxes": 8, "direction_seed": 0,
               "random_directions": 2, "radii": ["0.5", "2", "8"], "softplus_K": 9, "softplus_pieces": 160,
