@@ -221,3 +221,71 @@ def test_experiment_starts_are_checked(cfg):
     rng = np.random.default_rng(0)
     assert start_check(P, rng.standard_normal(N.theta_size(20)), "gaussian")["passed"]
     assert not start_check(P, 3 * rng.standard_normal(N.theta_size(20)), "gaussian")["passed"]
+
+
+# ---- finite-prompt risk, beyond, certificates: draws from the run's seed (one cheap claim per module) ---
+def _draws(claim_id, draw, seed, i=1):
+    claims = load_all()
+    params = claims[claim_id].params("quick")
+    return draw(C.configuration_rng(Context(claim_id, "quick", seed), i), dict(params), i)
+
+
+@pytest.mark.parametrize("claim_id,module,draw", [
+    ("fp-risk-denoiser", "finite_prompt_risk", "_draw_denoiser"),
+    ("fp-risk-icl-regression", "finite_prompt_risk", "_draw_icl"),
+    ("zfb-linear-flow", "beyond", "_draw_zfb"),
+    ("smart-2025-mixture", "beyond", "_draw_smart"),
+    ("cert-prop-4.3-u-lambda", "denoising_certificates", "_draw_u_lambda"),
+    ("cert-prop-4.3-contraction", "denoising_certificates", "_draw_contraction"),
+])
+def test_same_seed_same_draw_other_seed_other_draw(claim_id, module, draw):
+    import importlib
+
+    fn = getattr(importlib.import_module(f"softmix.checks.paper.{module}"), draw)
+    a, b, c = _draws(claim_id, fn, 5), _draws(claim_id, fn, 5), _draws(claim_id, fn, 6)
+    assert a is not None and c is not None
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    assert json.dumps(a, sort_keys=True) != json.dumps(c, sort_keys=True)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_finite_prompt_risk_draws_are_generic_and_decidable(seed):
+    """The declared filters hold on the drawn configuration: lambda* in [0.05, 0.14] (where the 1/L
+    extrapolation is valid), every control at least 10% away, non-symmetric A, pi1 != 1/2 with equal norms
+    for Thm 4.1's denoiser."""
+    from softmix.checks.paper import finite_prompt_risk as F
+    from softmix.numerics import denoising as DN
+    from softmix.numerics import risk as RK
+
+    claims = load_all()
+    icl = _draws("fp-risk-icl-regression", F._draw_icl, seed)
+    e = F._icl_effects({**claims["fp-risk-icl-regression"].params("quick"), **icl})
+    assert F.DRAW_LAMBDA[0] <= e["lambda"] <= F.DRAW_LAMBDA[1]
+    assert min(e[v] for v in ("no-bias-residual", "no-cross-head", "mean-query-norm")) >= F.DRAW_MIN_RELATIVE_EFFECT
+    assert any(np.max(np.abs(np.array(A, float) - np.array(A, float).T)) > 0.01 for A in icl["A"])
+    den = _draws("fp-risk-denoiser", F._draw_denoiser, seed)
+    m1, m2 = ([Fraction(x) for x in den[k]] for k in ("m1", "m2"))
+    assert sum(x * x for x in m1) == sum(x * x for x in m2) and Fraction(den["pi1"]) != Fraction(1, 2)
+    task = DN.DenoisingTask.from_params({**claims["fp-risk-denoiser"].params("quick"), **den}, where="test")
+    mix, heads = F.denoiser_setting(task)
+    assert 0.5 < RK.threshold_info(mix, heads, mix)["lambda"] <= F.DRAW_DENOISER_MAX_LAMBDA
+
+
+def test_configurations_note_is_the_note_when_nothing_is_drawn():
+    from softmix.checks.registry import Outcome
+    from softmix.checks.runner import configurations_tried
+
+    claims = load_all()
+    cert = claims["cert-fp-rho"]
+    assert cert.configurations_note
+    out = configurations_tried(cert, cert.params("quick"), "quick", Outcome("verified", {}))
+    assert out["drawn"] == 0 and out["note"] == cert.configurations_note
+    assert "seed" in claims["prop-2.1"].configurations_note  # forwarded by the @softmix.claim API
+
+
+def test_drawn_lambda_differs_with_the_seed_in_the_result():
+    a = run_claim("cert-prop-4.3-u-lambda", "quick", 5)
+    b = run_claim("cert-prop-4.3-u-lambda", "quick", 6)
+    va, vb = (r["configurations"]["rows"][1]["values"]["lambda"] for r in (a, b))
+    assert a["configurations"]["drawn"] == 1 and va != vb and float(va) > 1 and float(vb) > 1
+    assert all(c["refuted"] for c in a["negative_controls"] + b["negative_controls"])

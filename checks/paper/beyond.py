@@ -26,7 +26,9 @@ from softmix.numerics.mixture import GaussianMixture
 from softmix.numerics.precision import workdps
 from softmix.theory import beyond as TB
 
+from .. import configs as C
 from ..api import decide_one
+from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
 from ..rules import (AlphaFamily, InverseLRule, SlopeRule, ZTest, combine, fit_loglog_slope, residual_test,
                      z_critical)
@@ -606,6 +608,25 @@ SMART_DEFAULTS = {
 }
 
 
+def _draw_smart(rng, params, i):
+    """Within the statement (equal-norm centres): three exactly equal-norm, pairwise non-collinear centres in
+    the given dimension, rescaled exactly to a drawn norm r in [0.6, 1.2], weights distinct and != 1/3, and a
+    drawn sigma^2 in [0.3, 0.8] (r^2 / sigma^2 <= 4.8: the softmax over the prompt stays in the regime where
+    the L grid shows the L^(-1/2) rate)."""
+    from fractions import Fraction
+
+    D = len(params["means"][0])
+    ms = C.means(rng, 3, D, equal_norms=True)
+    n2 = sum(Fraction(x) ** 2 for x in ms[0])
+    num, den = math.isqrt(n2.numerator), math.isqrt(n2.denominator)
+    if num * num != n2.numerator or den * den != n2.denominator:
+        return None  # the equal-norm draws have rational norms (Pythagorean coordinates); keep the rescaling exact
+    t = Fraction(C.rational(rng, 0.6, 1.2, 2)) / Fraction(num, den)
+    return {"means": [[str(Fraction(x) * t) for x in m] for m in ms], "weights": C.weights(rng, 3),
+            "sigma2": C.rational(rng, 0.3, 0.8, 2)}
+
+
+@generic(_draw_smart)
 def _check_smart(params, ctx):
     v = ctx.variant
     sym = [TB.denoising_derivation(3, 2, equal_norms=v != "unequal-norms",
@@ -689,6 +710,19 @@ ZFB_DEFAULTS = {
 }
 
 
+def _draw_zfb(rng, params, i):
+    """A drawn non-isotropic, non-diagonal Lambda (distinct eigenvalues) with eigenvalues in [0.3, 2], so that
+    the gradient flow (rate ~ lambda_min^3) converges within the horizon and the losses stay of order one."""
+    D = len(params["Lambda"])
+    for _ in range(1000):
+        L = C.spd(rng, D)
+        ev = np.linalg.eigvalsh(np.array([[float(x) for x in r] for r in L]))
+        if 0.3 <= ev.min() and ev.max() <= 2.0:
+            return {"Lambda": L}
+    return None
+
+
+@generic(_draw_zfb)
 def _check_zfb(params, ctx):
     v = ctx.variant
     sym = [TB.zfb_moment_derivation(2), TB.zfb_minimiser_derivation(2, v), TB.zfb_min_loss_derivation(2, v)]
