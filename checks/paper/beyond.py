@@ -725,8 +725,10 @@ def _draw_zfb(rng, params, i):
 @generic(_draw_zfb)
 def _check_zfb(params, ctx):
     v = ctx.variant
-    sym = [TB.zfb_moment_derivation(2), TB.zfb_minimiser_derivation(2, v), TB.zfb_min_loss_derivation(2, v)]
-    sym_ok, sym_ref, sym_rows = _symbolic(sym, ctx)
+    if ("zfb-derivations", v) not in _CACHE:  # built once per variant (the drawn configurations share them)
+        _CACHE[("zfb-derivations", v)] = [TB.zfb_moment_derivation(2), TB.zfb_minimiser_derivation(2, v),
+                                          TB.zfb_min_loss_derivation(2, v)]
+    sym_ok, sym_ref, sym_rows = _symbolic(_CACHE[("zfb-derivations", v)], ctx)
     Lam = _arr(params["Lambda"])
     d = len(Lam)
     rows, tests_est, tests_se, tests_pred = [], [], [], []
@@ -744,9 +746,13 @@ def _check_zfb(params, ctx):
         # gradient flow of the closed-form loss from A = 0 (float): its limit vs the stated fixed point
         H = Lam @ Lam + (Lam @ Lam + np.trace(Lam) * Lam) / N
         from scipy.integrate import solve_ivp
-        sol = solve_ivp(lambda t, a: (-(Lam @ a.reshape(d, d) @ H - Lam @ Lam)).ravel(), (0, float(params["flow_horizon"])),
-                        np.zeros(d * d), method="DOP853", rtol=1e-11, atol=1e-13)
-        Aflow = sol.y[:, -1].reshape(d, d)
+
+        def flow():  # depends on (Lambda, N, horizon) only: shared by the claim and its controls
+            sol = solve_ivp(lambda t, a: (-(Lam @ a.reshape(d, d) @ H - Lam @ Lam)).ravel(),
+                            (0, float(params["flow_horizon"])), np.zeros(d * d), method="DOP853", rtol=1e-11, atol=1e-13)
+            return sol.y[:, -1].reshape(d, d)
+        Aflow = _cached(dataclasses.replace(ctx, variant=None), {"Lambda": params["Lambda"], "N": N,
+                                                                  "horizon": params["flow_horizon"]}, ("zfb-flow", N), flow)
         fres = float(np.max(np.abs(Aflow - Astat)))
         ftest = residual_test(fres, dps=11, scale=np.max(np.abs(Astat)), guard=3)
         # Monte Carlo: loss at the stated fixed point equals the stated minimum; loss at A = I matches the formula
