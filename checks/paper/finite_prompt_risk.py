@@ -563,9 +563,12 @@ def _gaussian_average_link(ctx) -> tuple[dict, dict]:
 
 
 #: fp-risk-threshold: below in [0.1, 0.2] (K(z) has a finite variance over queries: lambda* < 1/4), above
-#: in [0.8, 1.5] (past 1/2, far enough from it that L^(-1/(2 lambda*)) is told from 1/L on the L grid)
+#: in [1, 1.5].  Closer to 1/2 the check cannot decide the rate on L <= 6400: the regular 1/L part of the
+#: excess competes with L^(-1/(2 lambda*)), the local slope lies between the two and outside the band that
+#: allows only log factors (a first range [0.8, 1.5] drew lambda* = 0.82 at seed 5001: slope -0.84 +- 0.07
+#: against the band [-0.76, -0.30], a false refutation; the check's reach, not the statement, see the report)
 DRAW_THRESHOLD_BELOW = (0.1, 0.2)
-DRAW_THRESHOLD_ABOVE = (0.8, 1.5)
+DRAW_THRESHOLD_ABOVE = (1.0, 1.5)
 #: the query Monte Carlo's spread sd_z K(z) / |E_z K| at most this (its z-test has a 5% relative margin)
 DRAW_THRESHOLD_MAX_SPREAD = 2.0
 
