@@ -602,7 +602,12 @@ def _draw_threshold(rng, params, i):
     return None
 
 
-@generic(_draw_threshold)
+# NOT applied (issue 11, open): on drawn configurations the rate rule refutes a true statement.  Seed 5001,
+# lambda_above = 0.82: slope CI [-0.91, -0.77] vs band [-0.76, -0.30]; lambda_above = 1.01 (two heads with
+# lambda 0.70 and 1.01): CI [-0.85, -0.70] vs band [-0.65, -0.19].  At L <= 6400 the regular 1/L part and the
+# other head's L^(-1/(2 lambda_h)) term still dominate the top head's L^(-1/(2 lambda*)) term, so the local slope
+# is steeper than the asymptotic band.  The draw stays here for the fix (a rule that models the competing terms,
+# or a filter that the top head dominates on the L grid); until then the claim is decided on its default only.
 def _check_threshold(params, ctx):
     v = ctx.variant
     link, link_ev = _gaussian_average_link(ctx)
@@ -674,6 +679,9 @@ register(Claim(
                "like L^(-1/(2 lambda*)) (ln L)^(m/2 - 1 + d), m the multiplicity of lambda*, d = 1 if the mean shift "
                "W_h V_h G U_h R_j is non-zero on its eigenspace (centred query components)"),
     assumptions=("Gaussian tokens", "Gaussian-mixture queries", "linear target"),
+    configurations_note=("decided on its default only: on drawn generic configurations the rate rule past the threshold "
+                         "falsely refutes (the top head's L^(-1/(2 lambda*)) term does not yet dominate at L <= 6400); "
+                         "see _draw_threshold"),
     defaults={"gaussian_tokens": GAUSS, "queries": {"weights": ["1"], "means": [["0", "0", "0"]],
                                                     "covariances": [[["1", "0.2", "0"], ["0.2", "0.6", "0"], ["0", "0", "0"]]]},
               "heads": HEADS, "target": TARGET, "lambda_below": 0.3, "lambda_above": 1.0, "query_samples": 100000,
