@@ -298,8 +298,9 @@ def _u_lambda_certificate(params):
 
 
 def _draw_u_lambda(rng, params, i):
-    """A drawn lambda > 1 (the statement's whole range, away from the default 1.2): u_lambda certified there too."""
-    return {"lambda": C.rational(rng, 1.05, 2.5, 2, avoid=(1.2,))}
+    """A drawn lambda > 1 (the statement's whole range, away from the default 1.2): u_lambda certified there too,
+    against the general claim u_lambda in (0, 1) (a ``claimed`` interval given for one lambda is not carried over)."""
+    return {"lambda": C.rational(rng, 1.05, 2.5, 2, avoid=(1.2,)), "claimed": None}
 
 
 @generic(_draw_u_lambda)
