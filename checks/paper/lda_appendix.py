@@ -29,12 +29,26 @@ SEC = "lda"
 CFG_SYMBAL = {"m1": [1, "0.5"], "m_1": [-1, "-0.5"], "Gamma": [[2, "0.5"], ["0.5", 1]], "pi_plus": "0.5"}
 
 
+#: why a claim of this module draws no configuration (issue 11)
+_NOTES = {
+    "lemma-b.7": "symbolic in general scalars t and eta (no configuration or dimension enters the identity)",
+    "lemma-b.15": "symbolic in general parameters: m1, m_-1, a symmetric Gamma, pi_+ and theta are symbols, and R~ is "
+                  "a test function whose gradient is an arbitrary vector at every point (the proof covers every "
+                  "configuration of dimension sym_dim)",
+    "lemma-b.17": "symbolic in general symbols (w*, b*, r, s, s0 and x free) (the proof covers every configuration of "
+                  "dimension sym_dim)",
+    "lemma-b.19": "symbolic in general symbols (w, b, r, s, s0 and x free) (the proof covers every configuration of "
+                  "dimension sym_dim)",
+}
+
+
 def reg(id, title, source, statement, check, controls, kind="symbolic", defaults=None, profiles=None,
-        assumptions=(), derivations=None):
+        assumptions=(), derivations=None, configurations_note=""):
     register(Claim(id=id, title=title, source=f"{SOURCE}, {source}", statement=statement, section=SEC,
                    check=check, assumptions=tuple(assumptions), defaults=dict(defaults or {}),
                    profiles=profiles or {}, controls=tuple(Control(a, b) for a, b in controls),
-                   derivations=derivations, kind=kind))
+                   derivations=derivations, kind=kind,
+                   configurations_note=configurations_note or _NOTES.get(id, "")))
 
 
 

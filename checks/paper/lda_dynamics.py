@@ -44,10 +44,11 @@ def cayley4():
 
 
 def reg(id, title, source, statement, check, controls, kind="numeric", defaults=None, profiles=None,
-        assumptions=()):
+        assumptions=(), configurations_note=""):
     register(Claim(id=id, title=title, source=f"{SOURCE}, {source}", statement=statement, section=SEC,
                    check=check, assumptions=tuple(assumptions), defaults=dict(defaults or {"lda": N.C2}),
-                   profiles=profiles or {}, controls=tuple(Control(a, b) for a, b in controls), kind=kind))
+                   profiles=profiles or {}, controls=tuple(Control(a, b) for a, b in controls), kind=kind,
+                   configurations_note=configurations_note))
 
 
 def _sub(xs, ys, k=200):

@@ -45,10 +45,12 @@ def _f(x, k=10):
     return mpm.nstr(x, k) if isinstance(x, mpm.mpf) else float(x)
 
 
-def reg(id, title, source, statement, check, controls, defaults, profiles=None, assumptions=(), kind="numeric"):
+def reg(id, title, source, statement, check, controls, defaults, profiles=None, assumptions=(), kind="numeric",
+        configurations_note=""):
     register(Claim(id=id, title=title, source=f"{SOURCE}, {source}", statement=statement, section=SEC,
                    check=check, assumptions=tuple(assumptions), defaults=dict(defaults), profiles=profiles or {},
-                   controls=tuple(Control(a, b) for a, b in controls), kind=kind))
+                   controls=tuple(Control(a, b) for a, b in controls), kind=kind,
+                   configurations_note=configurations_note))
 
 
 def _configs(p):
