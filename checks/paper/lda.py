@@ -84,6 +84,27 @@ def draw_lda(rng, params, i, key="lda"):
     return {key: {"m1": m[0], "m_1": m[1], "Gamma": G, "pi_plus": C.weights(rng, 2, away=0.15)[0]}}
 
 
+def draw_lda_symmetric(rng, params, i, key="lda", balanced=False, max_d=3):
+    """Drawn configuration generic within the symmetry m_-1 = -m1 (issue 11): m1 with no zero entry,
+    non-isotropic full-rank Gamma with non-zero off-diagonal entries (smallest eigenvalue >= 0.3,
+    Mahalanobis norm (m1^T Gamma^-1 m1)^(1/2) in [0.35, 1.1] as draw_lda), pi_+ away from 1/2 unless
+    ``balanced`` (then pi_+ = 1/2, the symmetric balanced setting).  Dimension: the given one, capped
+    at ``max_d`` (the paper's 20-dimensional C2 would make the checks' quadratures too expensive)."""
+    base = params.get(key, N.C1)
+    d = min(len(base["m1"]), int(max_d))
+    for _ in range(1000):
+        m = C.vector(rng, d, norm_range=(0.4, 1.5))
+        G = C.spd(rng, d)
+        Gf = np.array([[float(x) for x in r] for r in G])
+        mf = np.array([float(x) for x in m])
+        maha = float(np.sqrt(mf @ np.linalg.solve(Gf, mf)))
+        if np.linalg.eigvalsh(Gf).min() >= 0.3 and 0.35 <= maha <= 1.1:
+            break
+    neg = [x[1:] if x.startswith("-") else "-" + x for x in m]
+    pi = "0.5" if balanced else C.weights(rng, 2, away=0.15)[0]
+    return {key: {"m1": m, "m_1": neg, "Gamma": G, "pi_plus": pi}}
+
+
 def start_check(P, theta, kind: str, seed: int = 0) -> dict:
     """Check an experiment's starting point, not only its rate (issue 11).
 
@@ -441,7 +462,9 @@ def _chk_b6(p, ctx):
 
 
 reg("lemma-b.6", "Positive part of a Gaussian", "Lemma B.6", "E[X_+] = mu Phi(mu/s) + s phi(mu/s)", _chk_b6,
-    [("dropped-density", "s phi(mu/s) term dropped")], defaults={"dps": 30, "points": 6})
+    [("dropped-density", "s phi(mu/s) term dropped")], defaults={"dps": 30, "points": 6},
+    configurations_note="no mixture configuration: the check itself draws its `points` pairs (mu, s) from the "
+                        "run's seed (mu in [-3, 3], s in [0.1, 2.9], a fresh draw per run)")
 
 
 def _rand_theta_exact(rng, d, v21_zero=False):
@@ -538,6 +561,7 @@ def _fit_rate(ts, ds):
     return -float(coef[0]), 1 - ss / tot
 
 
+@generic(draw_lda)
 def _chk_35(p, ctx):
     P = _prob(p)
     if P.symmetric:

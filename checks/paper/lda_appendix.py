@@ -20,7 +20,8 @@ from softmix.theory import lda_appendix as TA
 
 from ..registry import Claim, Control, Outcome, register
 from ..rules import ALPHA, AlphaFamily, ZTest
-from .lda import _decide_all as _decide, _sym_outcome
+from ..configs import generic
+from .lda import _decide_all as _decide, _sym_outcome, draw_lda, draw_lda_symmetric
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 SEC = "lda"
@@ -134,6 +135,7 @@ def _linear_hessian(P, w, n):
     return H
 
 
+@generic(lambda rng, params, i: draw_lda_symmetric(rng, params, i, balanced=True))
 def _chk_b33(p, ctx):
     P = N.LDAProblem.from_params(p["lda"])
     if P.d > 3:
@@ -274,10 +276,15 @@ reg("remark-b.36", "Random initialisation: energy fraction dim K / d in the Kryl
      ("full-krylov", "K = R^d for isotropic Gamma")], kind="monte-carlo",
     defaults={"dims": [8, 32, 128], "samples": 4000, "margin": 0.05},
     profiles={"full": {"dims": [8, 32, 128, 512], "samples": 40000}},
-    assumptions=("u = g / ||g||, g ~ N(0, I_d)",))
+    assumptions=("u = g / ||g||, g ~ N(0, I_d)",),
+    configurations_note="decided on two constructed families (isotropic Gamma; three eigenvalues on a rotated basis) at "
+                        "each d in `dims`, with fixed m: u = g/|g| is rotation invariant, so the Monte Carlo part depends "
+                        "on (Gamma, m) only through dim K, and dim K itself is exact (rational rank); prop-b.35 draws "
+                        "random (Gamma, m) for the dimension criterion")
 
 
 # ---- Lemma B.16 --------------------------------------------------------------------------------------
+@generic(draw_lda)
 def _chk_b16(p, ctx):
     from softmix.numerics import lda_landscape as LL
 

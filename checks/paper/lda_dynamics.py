@@ -19,6 +19,7 @@ from softmix.numerics import lda as N
 from softmix.numerics import lda_dynamics as D
 from softmix.numerics.precision import workdps
 
+from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
 from .lda import start_check
 from ..rules import ALPHA, residual_test
@@ -56,6 +57,32 @@ def _sub(xs, ys, k=200):
     return [float(xs[i]) for i in idx], [float(ys[i]) for i in idx]
 
 
+def draw_krylov(rng, params, i, d=3):
+    """Drawn symmetric balanced configuration with a proper Krylov space (issue 11): generic within
+    the assumptions of Lemmas B.34, B.37 and Thm 3.6 (m_-1 = -m1, pi_+ = 1/2, K != R^d).
+    Gamma = Q diag(lam) Q^T with d distinct eigenvalues drawn from {1, 3/2, ..., 4} and a random
+    rational Cayley rotation Q (non-diagonal, K not aligned with the axes), m = Q c with c having
+    exactly one zero entry (the others +-1 or +-1/2), so dim K = d - 1 exactly (Prop. B.35).
+    The claim's fixed extra configurations are not re-run with the drawn one (``extra``: False)."""
+    for _ in range(1000):
+        lam = [sp.Rational(int(x), 2) for x in rng.choice(np.arange(2, 9), size=d, replace=False)]
+        c = [sp.Rational(int(rng.choice([1, 2])), 2) * (1 if rng.random() < 0.5 else -1) for _ in range(d)]
+        c[int(rng.integers(0, d))] = 0
+        A = sp.zeros(d)
+        for a in range(d):
+            for b in range(a + 1, d):
+                x = sp.Rational(int(rng.integers(-3, 4)), int(rng.integers(1, 4)))
+                A[a, b], A[b, a] = x, -x
+        Q = D.cayley_orthogonal(A)
+        G = sp.simplify(Q * sp.diag(*lam) * Q.T)
+        m = sp.simplify(Q * sp.Matrix(c))
+        if all(G[a, b] != 0 for a in range(d) for b in range(d)) and all(x != 0 for x in m):
+            break
+    s = lambda x: str(sp.nsimplify(x))
+    return {"lda": {"m1": [s(x) for x in m], "m_1": [s(-x) for x in m],
+                    "Gamma": [[s(G[a, b]) for b in range(d)] for a in range(d)], "pi_plus": "0.5"}, "extra": False}
+
+
 def _symbal(P):
     bad = []
     if not P.symmetric:
@@ -90,6 +117,7 @@ def _vnorm(x):
 
 
 # ---- Lemma B.34 -----------------------------------------------------------------------------------
+@generic(draw_krylov)
 def _chk_b34(p, ctx):
     P = N.LDAProblem.from_params(p["lda"])
     if _symbal(P):
@@ -155,6 +183,7 @@ reg("lemma-b.34", "Conserved balance ||U11||_F^2 - ||v21||^2 on T_K", "Lemma B.3
 
 
 # ---- Lemma B.37 -----------------------------------------------------------------------------------
+@generic(draw_krylov)
 def _chk_b37(p, ctx):
     span_m = ctx.variant == "span-m-only"
     cfgs = [("user", p["lda"])] + [(k, c) for k, c in (("DIAG3", DIAG3), ("ROT3", ROT3), ("CAYLEY4", cayley4()))
@@ -294,10 +323,14 @@ reg("prop-b.35", "Krylov dimension criterion", "Prop. B.35",
     "K = R^d iff Gamma has d distinct eigenvalues and m has a nonzero projection on every eigenspace",
     _chk_b35, [("no-distinct-condition", "criterion without the 'd distinct eigenvalues' condition")],
     kind="symbolic", defaults={"lda": N.C2, "trials": 12, "dims": [2, 3, 4], "max_user_d": 20},
-    profiles={"full": {"trials": 40, "dims": [2, 3, 4, 5]}})
+    profiles={"full": {"trials": 40, "dims": [2, 3, 4, 5]}},
+    configurations_note="the check draws its own cases from the run's seed: `trials` random (Gamma, m) per dimension "
+                        "in `dims` and per kind (distinct or repeated eigenvalues, m touching every eigenspace or "
+                        "not), Gamma = Q diag Q^T with a random rational Cayley Q; exact ranks, no quadrature")
 
 
 # ---- Theorem 3.6 ----------------------------------------------------------------------------------
+@generic(draw_krylov)
 def _chk_36(p, ctx):
     cfgs = [("user", p["lda"])] + ([("ROT3", ROT3)] if p.get("extra", True) else [])
     rows, ok, figs = [], True, []
@@ -448,7 +481,10 @@ reg("fig-1", "GD converges exponentially near Theta1, markedly slower near Theta
     [("reversed", "claims the Theta2 rate exceeds the Theta1 rate")], kind="experiment",
     defaults={"lda": N.C1, "step": 0.5, "steps": 800, "nodes": 40, "eps": 1e-6, "floor": 1e-9},
     profiles={"full": {"step": 1e-4, "steps": 600000}},
-    assumptions=("m1 != -m_-1", "pi_+ != 1/2"))
+    assumptions=("m1 != -m_-1", "pi_+ != 1/2"),
+    configurations_note="specific to the paper's configuration: reproduces Fig. 1 (configuration C1, d = 2, the "
+                        "initialisations of Table 3); the general statements behind it (thm-3.5, cor-b.31) draw "
+                        "configurations")
 
 
 # ---- Figures 4 and 5 --------------------------------------------------------------------------------
@@ -546,9 +582,13 @@ SGD_FULL = {"steps": 20000, "eval_every": 200, "replicates": 5}
 reg("fig-5", "SGD from U11=0, u12=0, v22=0, v21~N(0,I) reaches near-Bayes risk", "Fig. 5 / App. B.13",
     "d = 20 (C2), SGD step 1e-2: rapid decrease toward a small excess risk", _chk_fig5,
     [("step-zero", "same run with step size 0")], kind="experiment", defaults=SGD_DEFAULTS,
-    profiles={"full": SGD_FULL}, assumptions=("m1 = -m_-1", "pi_+ = 1/2"))
+    profiles={"full": SGD_FULL}, assumptions=("m1 = -m_-1", "pi_+ = 1/2"),
+    configurations_note="specific to the paper's configuration: reproduces Fig. 5 (configuration C2, d = 20, SGD step "
+                        "1e-2, Table 3); the general statement behind it (thm-3.6) draws configurations")
 
 reg("fig-4", "All-Gaussian initialisation approaches the Bayes risk with difficulty", "Fig. 4 / App. B.13",
     "d = 20 (C2), SGD step 1e-2 from all-Gaussian parameters: excess risk stays above the fig-5 run at matched steps",
     _chk_fig4, [("reversed", "claims the all-Gaussian run is below the fig-5 run")], kind="experiment",
-    defaults=SGD_DEFAULTS, profiles={"full": SGD_FULL}, assumptions=("m1 = -m_-1", "pi_+ = 1/2"))
+    defaults=SGD_DEFAULTS, profiles={"full": SGD_FULL}, assumptions=("m1 = -m_-1", "pi_+ = 1/2"),
+    configurations_note="specific to the paper's configuration: reproduces Fig. 4 (configuration C2, d = 20, SGD step "
+                        "1e-2, all-Gaussian start, Table 3)")

@@ -186,6 +186,9 @@ register(Claim(
               "replicates": 1, "n_eval": 12000, "nodes": 48},
     profiles={"full": {"Ls": [2, 4, 8, 16, 32, 64, 128, 256, 512], "steps": 4000, "batch": 64, "replicates": 3,
                        "n_eval": 40000}},
+    configurations_note="an SGD experiment on the package's configuration C1 only (no drawn configuration: each "
+                        "configuration costs a full training run per prompt length); the infinite-prompt statements it "
+                        "builds on (lemma-b.3, lemma-b.4, thm-3.5) draw configurations",
     controls=(Control("train-L1", "every theta_L replaced by the parameter trained on L = 1 prompts (the attention "
                                   "gradient vanishes at L = 1): no improvement with L"),
               Control("eval-at-smallest-L", "each theta_L evaluated on prompts of the smallest length instead of L")),

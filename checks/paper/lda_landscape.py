@@ -21,8 +21,11 @@ from softmix.numerics import lda_landscape as LL
 from softmix.numerics.errors import InputError
 from softmix.numerics.precision import workdps
 
+from .. import configs as C
+from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
 from ..rules import fit_loglog_slope, residual_test
+from .lda import draw_lda, draw_lda_symmetric
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 SEC = "lda"
@@ -51,6 +54,17 @@ def reg(id, title, source, statement, check, controls, defaults, profiles=None, 
                    check=check, assumptions=tuple(assumptions), defaults=dict(defaults), profiles=profiles or {},
                    controls=tuple(Control(a, b) for a, b in controls), kind=kind,
                    configurations_note=configurations_note))
+
+
+def _draw_alone(rng, params, i):
+    """draw_lda, decided alone: the claim's fixed extra configurations are not re-run with it."""
+    return {**draw_lda(rng, params, i), "extra_configs": []}
+
+
+def _draw_r_star(rng, params, i):
+    """draw_lda and a non-zero r* of either sign, |r*| in [0.5, 2.5] (Prop. B.30 assumes r* != 0)."""
+    r = C.rational(rng, 0.5, 2.5)
+    return {**draw_lda(rng, params, i), "r_star": r if rng.random() < 0.5 else "-" + r}
 
 
 def _configs(p):
@@ -104,6 +118,7 @@ def _square_gap(P, target, n, rng, starts):
             "grad_norm": float(np.linalg.norm(g)), "starts": len(x0s)}
 
 
+@generic(_draw_alone)
 def _chk_b5(p, ctx):
     target = "logit" if ctx.variant == "logistic-target" else "2eta-1"
     rows, findings, any_pos, consistent = [], [], False, True
@@ -246,6 +261,7 @@ def _refine_mp(P, z, p, well):
             "dist_E1": N.dist_E1(P, z1), "dist_E2": N.dist_E2(P, z1)}
 
 
+@generic(_draw_alone)
 def _chk_31(p, ctx):
     well = (p["well_depth"], p["well_width"]) if ctx.variant == "spurious-well" else None
     only_E1 = ctx.variant == "E1-only"
@@ -363,6 +379,7 @@ def _curvature_along(P, th, gw, p, sign=-1):
     return ts, np.array(qs), np.array(errs), slope_pred, H2, qerr, n
 
 
+@generic(draw_lda)
 def _chk_33(p, ctx):
     P = _prob(p["lda"])
     if P.symmetric:
@@ -430,6 +447,7 @@ reg("thm-3.3", "Critical points on {v21 = 0} are strict saddles", "Thm 3.3 / Lem
 # =================================================================================================
 # prop-3.4: minimising sequences at infinity
 # =================================================================================================
+@generic(draw_lda)
 def _chk_34(p, ctx):
     P = _prob(p["lda"])
     corrected = ctx.variant != "no-correction"
@@ -515,6 +533,7 @@ def _kernel(H, dps, qerr, scale):
         return len(zero), tol, rest, gap_ok, ev
 
 
+@generic(_draw_r_star)
 def _chk_b30(p, ctx):
     P = _prob(p["lda"])
     d, dps, n = P.d, p["dps"], p["nodes"]
@@ -555,6 +574,7 @@ reg("prop-b.30", "Constant-gate branch: effective Hessian kernel T E2 + E_flat (
     profiles={"full": {"dps": 40, "nodes": 120, "max_nodes": 240}})
 
 
+@generic(draw_lda)
 def _chk_b31(p, ctx):
     P = _prob(p["lda"])
     if P.symmetric:
@@ -605,6 +625,7 @@ reg("cor-b.31", "Constant-gate branch is not Morse-Bott in attention coordinates
 # =================================================================================================
 # lemma-b.32: coercivity of the reduced linear risk (symmetric case)
 # =================================================================================================
+@generic(draw_lda_symmetric)
 def _chk_b32(p, ctx):
     P = _prob(p["lda"])
     if not P.symmetric:
