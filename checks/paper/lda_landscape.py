@@ -61,6 +61,14 @@ def _draw_alone(rng, params, i):
     return {**draw_lda(rng, params, i), "extra_configs": []}
 
 
+def _draw_alone_31(rng, params, i):
+    """_draw_alone for thm-3.1, whose ``min_critical`` counts critical limits over all the configurations
+    of one run: the drawn configuration is decided alone, so it must reach the same number per
+    configuration as the given run, ceil(min_critical / number of given configurations)."""
+    k = len(_configs(params))
+    return {**_draw_alone(rng, params, i), "min_critical": max(1, -(-int(params["min_critical"]) // k))}
+
+
 def _draw_r_star(rng, params, i):
     """draw_lda and a non-zero r* of either sign, |r*| in [0.5, 2.5] (Prop. B.30 assumes r* != 0)."""
     r = C.rational(rng, 0.5, 2.5)
@@ -118,7 +126,7 @@ def _square_gap(P, target, n, rng, starts):
             "grad_norm": float(np.linalg.norm(g)), "starts": len(x0s)}
 
 
-@generic(_draw_alone)
+@generic(_draw_alone, quick=0)  # ~3x the claim's quick time per drawn configuration: drawn in full only
 def _chk_b5(p, ctx):
     target = "logit" if ctx.variant == "logistic-target" else "2eta-1"
     rows, findings, any_pos, consistent = [], [], False, True
@@ -261,7 +269,7 @@ def _refine_mp(P, z, p, well):
             "dist_E1": N.dist_E1(P, z1), "dist_E2": N.dist_E2(P, z1)}
 
 
-@generic(_draw_alone)
+@generic(_draw_alone_31)
 def _chk_31(p, ctx):
     well = (p["well_depth"], p["well_width"]) if ctx.variant == "spurious-well" else None
     only_E1 = ctx.variant == "E1-only"
@@ -533,7 +541,7 @@ def _kernel(H, dps, qerr, scale):
         return len(zero), tol, rest, gap_ok, ev
 
 
-@generic(_draw_r_star)
+@generic(_draw_r_star, quick=0)  # drawn configurations need 160-240 GH nodes at 30 digits: full only
 def _chk_b30(p, ctx):
     P = _prob(p["lda"])
     d, dps, n = P.d, p["dps"], p["nodes"]
@@ -625,7 +633,7 @@ reg("cor-b.31", "Constant-gate branch is not Morse-Bott in attention coordinates
 # =================================================================================================
 # lemma-b.32: coercivity of the reduced linear risk (symmetric case)
 # =================================================================================================
-@generic(draw_lda_symmetric)
+@generic(draw_lda_symmetric, quick=0)  # ~2x the claim's quick time (mpmath quad per direction): full only
 def _chk_b32(p, ctx):
     P = _prob(p["lda"])
     if not P.symmetric:
