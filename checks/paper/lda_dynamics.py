@@ -80,7 +80,8 @@ def draw_krylov(rng, params, i, d=3):
             break
     s = lambda x: str(sp.nsimplify(x))
     return {"lda": {"m1": [s(x) for x in m], "m_1": [s(-x) for x in m],
-                    "Gamma": [[s(G[a, b]) for b in range(d)] for a in range(d)], "pi_plus": "0.5"}, "extra": False}
+                    "Gamma": [[s(G[a, b]) for b in range(d)] for a in range(d)], "pi_plus": "0.5"},
+            **({"extra": False} if "extra" in params else {})}
 
 
 def _symbal(P):
