@@ -561,7 +561,7 @@ def _fit_rate(ts, ds):
     return -float(coef[0]), 1 - ss / tot
 
 
-@generic(draw_lda)
+@generic(draw_lda, quick=0)  # the drawn flow needs up to ~4x the steps of C1 (step capped by 1.5/lambda_max): full only
 def _chk_35(p, ctx):
     P = _prob(p)
     if P.symmetric:
