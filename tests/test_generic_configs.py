@@ -292,7 +292,7 @@ def test_drawn_lambda_differs_with_the_seed_in_the_result():
 
 
 # ---- Section 3 (LDA): drawn configurations or a stated reason (issue 11) -------------------------
-_LDA_DRAWN = {"thm-3.5": "lda", "prop-b.30": "lda_landscape", "lemma-b.32": "lda_landscape",
+_LDA_DRAWN = {"lemma-b.3": "lda", "prop-b.30": "lda_landscape", "lemma-b.32": "lda_landscape",
               "lemma-b.33": "lda_appendix", "lemma-b.16": "lda_appendix", "lemma-b.34": "lda_dynamics"}
 
 

@@ -561,7 +561,6 @@ def _fit_rate(ts, ds):
     return -float(coef[0]), 1 - ss / tot
 
 
-@generic(draw_lda, quick=0)  # the drawn flow needs up to ~4x the steps of C1 (step capped by 1.5/lambda_max): full only
 def _chk_35(p, ctx):
     P = _prob(p)
     if P.symmetric:
@@ -622,4 +621,8 @@ reg("thm-3.5", "Morse-Bott at Theta1^reg and local exponential convergence", "Th
     "gradient flow from nearby converges exponentially", _chk_35,
     [("wrong-nullity", "expected nullity d^2+d")],
     defaults={"lda": N.C1, "dps": 30, "nodes": 40, "perturbation": 1e-2, "T": 800.0, "h": 2.0},
-    profiles={"full": {"T": 2000.0, "h": 0.5}}, assumptions=("m1 != -m_-1", "s(theta*) != 0"))
+    profiles={"full": {"T": 2000.0, "h": 0.5}}, assumptions=("m1 != -m_-1", "s(theta*) != 0"),
+    configurations_note="no drawn configuration yet: on drawn configurations (seed 5003) the check's fixed 40-node "
+                        "quadrature does not resolve the flow (its numerical floor exceeds the start distance) and the "
+                        "1e-6 zero tolerance miscounts the nullity, which the check reports as refuted instead of "
+                        "inconclusive; drawing waits for a quadrature-error-based tolerance (issue 11)")

@@ -269,7 +269,7 @@ def _refine_mp(P, z, p, well):
             "dist_E1": N.dist_E1(P, z1), "dist_E2": N.dist_E2(P, z1)}
 
 
-@generic(_draw_alone_31)
+@generic(_draw_alone_31, quick=0)  # a drawn configuration adds more than the claim's quick time: full only
 def _chk_31(p, ctx):
     well = (p["well_depth"], p["well_width"]) if ctx.variant == "spurious-well" else None
     only_E1 = ctx.variant == "E1-only"
