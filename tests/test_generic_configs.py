@@ -358,3 +358,24 @@ def test_lda_claims_draw_or_say_why():
     assert got["drawn"] == 0 and got["note"] == claim.configurations_note and "symbolic" in got["note"]
     for cid in _LDA_DRAWN:
         assert not reg[cid].configurations_note
+
+
+def _draws(check) -> bool:
+    if getattr(check, "generic_draw", None) is not None:
+        return True
+    for cell in getattr(check, "__closure__", None) or ():
+        try:
+            if getattr(cell.cell_contents, "generic_draw", None) is not None:
+                return True
+        except ValueError:
+            pass
+    return False
+
+
+def test_every_registered_claim_draws_or_says_why():
+    """Issue 11: every claim's result lists its configurations; one that draws none says why
+    (configurations_note), so a claim decided on its default only is visible, never silent."""
+    from softmix.checks.registry import load_all
+
+    bare = [cid for cid, c in sorted(load_all(()).items()) if not _draws(c.check) and not c.configurations_note]
+    assert not bare, bare

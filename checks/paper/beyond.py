@@ -288,6 +288,7 @@ def _no_shift_values(mix, U, V, Z):
 register(Claim(
     id="fp-query-averaged-rate",
     title="Query-averaged finite-prompt error: 1/L below the exp-moment threshold, L^(-1/(2 lambda)) above",
+    configurations_note="no drawn configuration yet (only the lambda in (1/4, 1/2) of the closed-form branch check is drawn from the seed)",
     source="issue 7 (our own first analysis), notes/finite-prompt.md; derived here",
     statement=("tokens N(0, Gamma), queries N(0, Sigma_nu), lambda = lambda_max(Sigma_nu^(1/2) U^T Gamma U Sigma_nu^(1/2)). "
                "If lambda < 1/2: L E_nu||T_L - T||^2 -> K = det(I-2B)^(-1/2)[tr(V Gamma V^T) + tr((I-2B)^(-1) Q)], "
@@ -447,6 +448,7 @@ def _check_prop31(params, ctx):
 register(Claim(
     id="bb-prop-3.1",
     title="Predecessor's output concentration E||T[mu_hat_L] - T[mu]||^2 <= c1 sigma^6 ln L / L^(c2/sigma^2)",
+    configurations_note="no drawn configuration yet (the predecessor's stated configuration)",
     source="Boursier & Boyer, ICML 2026, Prop. 3.1 (text not available: reading stated in the evidence)",
     statement="E||T[mu_hat_L] - T[mu]||^2_{L2(nu)} <= c1 sigma^6 ln L / L^(c2/sigma^2) (tested for L >= 2; L = 1 is a boundary slip)",
     section=SECTION, check=_check_prop31, kind="monte-carlo",
@@ -579,6 +581,7 @@ def _mp_risk(A, b, Sig, dps):
 register(Claim(
     id="bb-thm-5.1",
     title="In-context regression: risk R(A,b), gradient flow, conserved ||A||_F^2 - b^2, balanced limit",
+    configurations_note="no drawn configuration yet (the predecessor's stated configuration)",
     source="Boursier & Boyer, ICML 2026, Thm 5.1 (and Sec. 5 dynamics)",
     statement=("R(A,b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T); ||A||_F^2 - b^2 is conserved by the gradient "
                "flow; from the balanced initialisation with 0 < alpha < sqrt(2)/(d^(1/4) ||Sigma||_op) the flow converges to "

@@ -577,6 +577,7 @@ def _check_c7(params, ctx):
 
 register(Claim(
     id="lemma-c.7", title="Multi-layer linear attention is a linear function of the query",
+    configurations_note="symbolic heads on one fixed generic mixture (weights 2/5, 3/5, unequal-norm means, S = 7/3 I); no drawn configuration yet",
     source=f"{SRC}, Lemma C.7", section=SEC, check=_check_c7, kind="symbolic",
     statement="Any network of linear-attention layers on a Gaussian-mixture prompt is z -> A z, A the product "
               "of the layers' matrices I + sum_h V_h M_l U_h.",
@@ -736,6 +737,7 @@ def _check_44(params, ctx):
 
 register(Claim(
     id="prop-4.4", title="Residual two-head attention denoises in context with task-independent weights",
+    configurations_note="the check itself draws n_tasks admissible tasks (equal norms, d = 2 and 3, pi1 != 1/2) and their queries from the run's seed; the finite-prompt part runs on the given task",
     source=f"{SRC}, Prop. 4.4 (App. C.8)", section=SEC, check=_check_44, kind="symbolic",
     statement="W_out (T^res_{U1,V1}[mu_Z^tau](z); T^res_{U2,V2}[mu_Z^tau](z)) = E[X | Z = z, tau] for every admissible "
               "task tau = (m1, m2, pi1), with U1 = S^-1, V1 = a I, U2 = V2 = 0, W_out = (I, -2a I), a = xi^2/(gamma^2+xi^2); "
@@ -777,6 +779,7 @@ def _check_fig2(params, ctx):
 
 register(Claim(
     id="fig-2", title="Learning the two-head Bayes denoiser by online SGD (Fig. 2)",
+    configurations_note="specific to the paper's configuration: reproduces Fig. 2 (m1 = (3, 0), m2 = (0, 3), gamma = 1, xi = 2)",
     source=f"{SRC}, Fig. 2 / Sec. 4.2", section=SEC, check=_check_fig2, kind="experiment",
     statement="Two softmax heads trained by online SGD (step 2e-3, gradient-norm clipping at 10) on the excess "
               "risk drive it close to 0, well below what any linear-attention network can reach.",
@@ -828,6 +831,7 @@ def _check_fig3(params, ctx):
 
 register(Claim(
     id="fig-3", title="Iterated Bayes denoiser under strong and weak separation (Fig. 3)",
+    configurations_note="specific to the paper's configuration: reproduces Fig. 3 (m1 = -m2 = (0, 3), gamma = 0, xi = 2 and the weak-separation case)",
     source=f"{SRC}, Fig. 3 / Sec. 4.3", section=SEC, check=_check_fig3, kind="experiment",
     statement="m1 = -m2 = (0, 3), gamma = 0: strong separation (xi = 2, lambda = 1.5) gives two limits "
               "c +- u_lambda delta by half-space; weak separation (xi = 4, lambda = 0.75) collapses to the midpoint.",

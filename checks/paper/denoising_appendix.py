@@ -64,6 +64,7 @@ def _check_42(p, ctx):
 
 register(Claim(
     id="remark-4.2", title="Degenerate mixtures (gamma = 0): linear attention stays strictly worse than the Bayes denoiser",
+    configurations_note="decided on the given case and two fixed degenerate cases (gamma = 0, unequal weights); no drawn configuration yet",
     source=f"{SRC}, Remark 4.2 (with Prop. C.3, Lemma C.7)", section=SEC, check=_check_42, kind="numeric",
     statement="With gamma = 0 (two point masses) every linear-attention network has excess risk >= "
               "E||A* Z - f*(Z)||^2 > 0, while two softmax heads realise f* (prop-c.3)",
