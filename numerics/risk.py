@@ -33,7 +33,7 @@ from .precision import to_mpf, workdps
 __all__ = ["Head", "Target", "parse_heads", "parse_target", "risk_constants", "risk_constants_mp",
            "gaussian_exp_quadratic_mean", "gaussian_exp_quadratic_mean_mp", "averaged_risk",
            "threshold_info", "MultiHeadEngine", "simulate_excess", "simulate_excess_averaged",
-           "proposal_scale_for", "query_norm_point", "covariance_blocks"]
+           "proposal_scale_for", "sample_queries", "query_norm_point", "covariance_blocks"]
 
 
 # ================================================================================================
@@ -691,18 +691,13 @@ def proposal_scale_for(lam: float) -> float:
     return math.sqrt(2.0 / (1.0 - 2.0 * lam))
 
 
-def simulate_excess_averaged(mix, heads, target, queries: GaussianMixture, L: int, n: int, rng,
-                             proposal_scale: float = 1.0) -> dict:
-    """n queries z_j ~ queries, one fresh prompt of L full D-dimensional tokens each (exact law):
-    X_j = L (||B z_j - yhat_L(z_j)||^2 - ||B z_j - yhat_inf(z_j)||^2), its control-variate version
-    X_j + 2 L r(z_j)^T e_lin,j (the linearised fluctuation's mean is exactly 0), and the raw squared output
-    error ||yhat_L - yhat_inf||^2 (for rate fits past the threshold).
+def sample_queries(queries: GaussianMixture, n: int, rng, proposal_scale: float = 1.0):
+    """n queries from a Gaussian mixture, with importance weights p(z)/q(z) (all 1 when s = 1).
 
-    ``proposal_scale`` s > 1 draws each query component's whitened coordinates s times wider and
-    returns X, X_cv and sq_error already multiplied by the importance weight p(z)/q(z) (component by
-    component, on the range of a singular covariance), so their sample means stay unbiased estimates of
-    the query averages and their sample standard errors stay valid; ``weights`` holds the weights.
-    s = 1 (the default) is plain sampling from the query law with the historical random stream."""
+    s > 1 draws each component's whitened coordinates (on the range of a singular covariance) s times
+    wider: z = mu_j + s R_j xi, weight s^r exp(-(s^2 - 1) |xi|^2 / 2) (component by component, so the
+    component labels keep their law). Weighted sample means are unbiased for query averages; see
+    :func:`proposal_scale_for` for the s that makes every moment finite. Exact (a sampling scheme)."""
     qw, qm, qS = queries.arrays()
     cw = np.cumsum(qw)
     cw[-1] = 1.0
@@ -723,6 +718,22 @@ def simulate_excess_averaged(mix, heads, target, queries: GaussianMixture, L: in
         xi = rng.standard_normal((int(sel.sum()), R.shape[1]))
         Z[sel] = qm[j] + s_ * xi @ R.T
         iw[sel] = s_ ** R.shape[1] * np.exp(-0.5 * (s_ * s_ - 1.0) * (xi * xi).sum(1))
+    return Z, iw
+
+
+def simulate_excess_averaged(mix, heads, target, queries: GaussianMixture, L: int, n: int, rng,
+                             proposal_scale: float = 1.0) -> dict:
+    """n queries z_j ~ queries, one fresh prompt of L full D-dimensional tokens each (exact law):
+    X_j = L (||B z_j - yhat_L(z_j)||^2 - ||B z_j - yhat_inf(z_j)||^2), its control-variate version
+    X_j + 2 L r(z_j)^T e_lin,j (the linearised fluctuation's mean is exactly 0), and the raw squared output
+    error ||yhat_L - yhat_inf||^2 (for rate fits past the threshold).
+
+    ``proposal_scale`` s > 1 draws each query component's whitened coordinates s times wider and
+    returns X, X_cv and sq_error already multiplied by the importance weight p(z)/q(z) (component by
+    component, on the range of a singular covariance), so their sample means stay unbiased estimates of
+    the query averages and their sample standard errors stay valid; ``weights`` holds the weights.
+    s = 1 (the default) is plain sampling from the query law with the historical random stream."""
+    Z, iw = sample_queries(queries, n, rng, proposal_scale)
     w, m, G = _arrays(mix)
     c = risk_constants(mix, heads, target, Z)
     arr = [h.arrays() for h in heads]
