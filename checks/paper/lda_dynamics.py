@@ -32,6 +32,17 @@ DIAG3 = {"m1": [1, 1, 0], "m_1": [-1, -1, 0], "Gamma": [[1, 0, 0], [0, 2, 0], [0
 ROT3 = {"m1": [1, 0, 0], "m_1": [-1, 0, 0], "Gamma": [[2, 1, 1], [1, 2, 1], [1, 1, 2]], "pi_plus": "0.5"}
 
 
+def _random_rotation(rng, d: int):
+    """A rational rotation: the Cayley transform of an antisymmetric matrix with entries a/b,
+    a in [-3, 3], b in [1, 3], drawn from ``rng`` (exact; no axis-aligned coincidence in general)."""
+    A = sp.zeros(d)
+    for i in range(d):
+        for j in range(i + 1, d):
+            a = sp.Rational(int(rng.integers(-3, 4)), int(rng.integers(1, 4)))
+            A[i, j], A[j, i] = a, -a
+    return D.cayley_orthogonal(A)
+
+
 def cayley4():
     """d = 4, Gamma = Q diag(1,2,3,4) Q^T, m = Q (1,1,0,0)^T with a rational Cayley Q: dim K = 2, K not
     aligned with the axes (so out-of-T_K components are not structurally zero in floating point)."""
@@ -68,12 +79,7 @@ def draw_krylov(rng, params, i, d=3):
         lam = [sp.Rational(int(x), 2) for x in rng.choice(np.arange(2, 9), size=d, replace=False)]
         c = [sp.Rational(int(rng.choice([1, 2])), 2) * (1 if rng.random() < 0.5 else -1) for _ in range(d)]
         c[int(rng.integers(0, d))] = 0
-        A = sp.zeros(d)
-        for a in range(d):
-            for b in range(a + 1, d):
-                x = sp.Rational(int(rng.integers(-3, 4)), int(rng.integers(1, 4)))
-                A[a, b], A[b, a] = x, -x
-        Q = D.cayley_orthogonal(A)
+        Q = _random_rotation(rng, d)
         G = sp.simplify(Q * sp.diag(*lam) * Q.T)
         m = sp.simplify(Q * sp.Matrix(c))
         if all(G[a, b] != 0 for a in range(d) for b in range(d)) and all(x != 0 for x in m):
@@ -261,12 +267,7 @@ def _random_case(rng, d, kind):
         grp = [i for i in range(d) if lam[i] == lam[j]]
         for i in grp:
             c[i] = 0
-    A = sp.zeros(d)
-    for i in range(d):
-        for j in range(i + 1, d):
-            a = sp.Rational(int(rng.integers(-3, 4)), int(rng.integers(1, 4)))
-            A[i, j], A[j, i] = a, -a
-    Q = D.cayley_orthogonal(A)
+    Q = _random_rotation(rng, d)
     G = Q * sp.diag(*[sp.Integer(int(x)) for x in lam]) * Q.T
     m = Q * sp.Matrix(c)
     return sp.simplify(G), sp.simplify(m)
