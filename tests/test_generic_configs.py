@@ -360,7 +360,7 @@ def test_lda_claims_draw_or_say_why():
         assert not reg[cid].configurations_note
 
 
-def _draws(check) -> bool:
+def _check_draws(check) -> bool:
     if getattr(check, "generic_draw", None) is not None:
         return True
     for cell in getattr(check, "__closure__", None) or ():
@@ -377,5 +377,5 @@ def test_every_registered_claim_draws_or_says_why():
     (configurations_note), so a claim decided on its default only is visible, never silent."""
     from softmix.checks.registry import load_all
 
-    bare = [cid for cid, c in sorted(load_all(()).items()) if not _draws(c.check) and not c.configurations_note]
+    bare = [cid for cid, c in sorted(load_all(()).items()) if not _check_draws(c.check) and not c.configurations_note]
     assert not bare, bare
