@@ -424,9 +424,18 @@ def test_rate_decision_band_logic():
     # inside the band, far from -1, tight: confirmed
     d = _rate_decision(1e-3, Ls, exact(-0.5), tight(-0.5), False, band, 1000, "t")
     assert d["verdict"] == "confirmed" and d["alpha"] == 1e-3
-    # a 1/L decay misses the band: refuted; the same data confirm a finite (1/L) prediction
-    assert _rate_decision(1e-3, Ls, exact(-1.0), tight(-1.0), False, band, 1000, "t")["verdict"] == "refuted"
+    # a pure 1/L decay cannot be told from a regime where the regular 1/L part still dominates: inconclusive
+    # for an infinite coefficient; the same data confirm a finite (1/L) prediction
+    assert _rate_decision(1e-3, Ls, exact(-1.0), tight(-1.0), False, band, 1000, "t")["verdict"] == "inconclusive"
     assert _rate_decision(1e-3, Ls, exact(-1.0), tight(-1.0), True, [-1.0, -1.0], 1000, "t")["verdict"] == "confirmed"
+    # between -1 and the band (a 1/L part still weighing on the local slope): confirmed, not refuted
+    d = _rate_decision(1e-3, Ls, exact(-0.85), tight(-0.85), False, band, 1000, "t")
+    assert d["verdict"] == "confirmed" and d["allowed_slopes"] == [-1.0, -0.3]
+    # steeper than 1/L, or shallower than the band allows: refuted
+    assert _rate_decision(1e-3, Ls, exact(-1.3), tight(-1.3), False, band, 1000, "t")["verdict"] == "refuted"
+    assert _rate_decision(1e-3, Ls, exact(-0.1), tight(-0.1), False, band, 1000, "t")["verdict"] == "refuted"
+    # a finite prediction is refuted by a decay clearly slower than 1/L
+    assert _rate_decision(1e-3, Ls, exact(-0.5), tight(-0.5), True, [-1.0, -1.0], 1000, "t")["verdict"] == "refuted"
     # noisy enough that the interval overlaps the band and contains -1: inconclusive, never refuted
     d = _rate_decision(1e-3, Ls, exact(-0.6), tight(-0.6, 1.0), False, band, 1000, "t")
     assert d["verdict"] == "inconclusive"
