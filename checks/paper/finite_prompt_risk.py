@@ -260,6 +260,15 @@ def _memo_draw(fn):
     return wrapper
 
 
+def _decidable_average(e) -> bool:
+    """The declared filter of a drawn query-averaged configuration: lambda* where the 1/L extrapolation
+    is valid, |E K| at least half its variance part, a bounded spread of K(z), and every control's
+    prediction at least DRAW_MIN_RELATIVE_EFFECT away."""
+    return (DRAW_LAMBDA[0] <= e["lambda"] <= DRAW_LAMBDA[1] and abs(e["K"]) >= 0.5 * e["variance"]
+            and e["spread"] <= DRAW_MAX_SPREAD
+            and all(e[v] >= DRAW_MIN_RELATIVE_EFFECT for v in ("no-bias-residual", "no-cross-head", "mean-query-norm")))
+
+
 @_memo_draw
 def _draw_cov(rng, params, i):
     """fp-multihead-covariance: generic mixture tokens, two drawn heads (non-symmetric U, W != I), a drawn
@@ -327,9 +336,7 @@ def _draw_expansion(rng, params, i):
         qs["covariances"] = [_scaled_psd(S, scale) for S in qs["covariances"]]
         cand = {**over, "gaussian_tokens": toks, "queries": qs}
         e = _averaged_effects({**params, **cand})
-        if DRAW_LAMBDA[0] <= e["lambda"] <= DRAW_LAMBDA[1] and abs(e["K"]) >= 0.5 * e["variance"] \
-                and e["spread"] <= DRAW_MAX_SPREAD and all(
-                e[v] >= DRAW_MIN_RELATIVE_EFFECT for v in ("no-bias-residual", "no-cross-head", "mean-query-norm")):
+        if _decidable_average(e):
             return cand
     return None
 
@@ -755,9 +762,7 @@ def _draw_icl(rng, params, i):
         sc = math.sqrt(float(t) / lam0)
         cand["A"] = [[[C._dec(Fraction(round(float(x) * sc, 4)).limit_denominator(10**4), 4) for x in r] for r in Ah] for Ah in A]
         e = _icl_effects({**params, **cand})
-        if DRAW_LAMBDA[0] <= e["lambda"] <= DRAW_LAMBDA[1] and abs(e["K"]) >= 0.5 * e["variance"] \
-                and e["spread"] <= DRAW_MAX_SPREAD and all(
-                e[v] >= DRAW_MIN_RELATIVE_EFFECT for v in ("no-bias-residual", "no-cross-head", "mean-query-norm")):
+        if _decidable_average(e):
             return cand
     return None
 
