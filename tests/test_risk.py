@@ -452,3 +452,34 @@ def test_cli_example_files_literally():
     doc = json.loads(r.stdout)
     assert doc["coefficient_1_over_L"].startswith("5.1100553029059915714444127")  # pinned (30 digits, Gaussian closed form)
     assert doc["risk_infinite"].startswith("0.61232675200000000000")
+
+
+def test_lda_bayes_point_outside_first_order_regime_is_inconclusive():
+    """Seed 8015 drew an ill-conditioned Gamma with K_LDA = 106: at L = 100 and 400 the excess is about one
+    nat, terms beyond 1/L dominate (L (R_L - R*) = 118, 117, 111, 107 at L = 100 ... 6400) and the a + b/L
+    fit refuted the true statement.  The check now says inconclusive there and names the prompt lengths."""
+    from softmix.checks.runner import run_claim
+
+    cfg = {"problem": {"m1": ["-0.1", "0.87"], "m_1": ["-0.4", "-0.36"],
+                       "Gamma": [["0.89", "-0.85"], ["-0.85", "1.06"]], "pi_plus": "0.34"},
+           "U0": [["0.85", "0.6"], ["0.17", "0.89"]], "u": ["0.01", "-0.43"], "prompts": 500, "query_samples": 20000}
+    r = run_claim("fp-risk-lda-bayes-point", seed=3, overrides=cfg)
+    given = r["configurations"]["rows"][0]
+    assert given["name"] == "given" and given["verdict"] == "inconclusive"
+    test = r["evidence"]["test"]
+    assert test["verdict"] == "inconclusive" and "beyond 1/L" in test["reason"] and "L >= " in test["reason"]
+    assert r["evidence"]["K_LDA"] > 100
+
+
+def test_lda_bayes_point_lambda_beyond_reach_is_inconclusive():
+    """Seed 5 drew a Bayes point with lambda* = 0.140 (< 1/6): L (R_L - R*) = 6.05, 5.95, 6.26, 6.64 at
+    L = 100 ... 6400 against K_LDA = 6.93, so the a + b/L fit refuted a true statement (z = -4.7).  The
+    check decides only for lambda* < 1/8 and says inconclusive above."""
+    from softmix.checks.runner import run_claim
+
+    cfg = {"problem": {"m1": ["-1.11", "-1"], "m_1": ["-0.25", "-0.38"],
+                       "Gamma": [["0.18", "-0.03"], ["-0.03", "0.41"]], "pi_plus": "0.78"},
+           "U0": [["0.6", "-0.89"], ["0.03", "-0.38"]], "u": ["0.4", "0.31"], "prompts": 500, "query_samples": 20000}
+    r = run_claim("fp-risk-lda-bayes-point", seed=3, overrides=cfg)
+    assert r["configurations"]["rows"][0]["verdict"] == "inconclusive"
+    assert "lambda* = 0.14" in r["evidence"]["test"]["reason"]
