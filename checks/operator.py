@@ -42,7 +42,7 @@ from softmix.theory.mixtures import SymbolicMixture, cgf, gradient, matrix_symbo
 
 from .api import claim, decide, outcome, part
 from .rules import Residual
-from .strategies import random_matrix, random_mixture
+from .strategies import _exact_rank, random_matrix, random_mixture
 
 __all__ = ["operator_claim", "definition_by_quadrature", "exact_operator", "sym_mixture", "perturb", "CONTROLS",
            "compare", "random_instance", "describe_instance", "to_mp", "rational_matrix"]
@@ -99,7 +99,7 @@ def exact_operator(mix, U, V, z) -> sp.Matrix:
     return _mat(V) * gradient(cgf(smix, a), a).xreplace(point)
 
 
-def definition_by_quadrature(mix, U, V, z, dps: int, nodes: int, tol=None, max_nodes: int = 100):
+def definition_by_quadrature(mix, U, V, z, dps: int, nodes: int, tol=None, max_nodes: int = 160):
     """Eq. (1) literally: int e^{<Uz, x>} V x dmu / int e^{<Uz, x>} dmu by Gauss-Hermite
     quadrature with n = ``nodes``, 1.5 n + 2, ... nodes per direction of each covariance's range,
     until two successive rules agree to ``tol`` (relative; default 10^(10 - dps)) or n would pass
@@ -211,12 +211,25 @@ def describe_instance(mix, U, V, z) -> dict:
 def _instance(rng, K, D, degenerate, shared):
     for _ in range(50):
         mix = random_mixture(rng, K, D, degenerate=degenerate and not shared, shared=shared)
-        if degenerate or all(sp.Matrix(G).rank() == D for G in mix.covariances):
+        distinct = len({tuple(m) for m in mix.means}) == K  # equal means would let a gate error cancel
+        if distinct and (degenerate or all(sp.Matrix(G).rank() == D for G in mix.covariances)):
             break
-    U = [[x / 2 for x in r] for r in random_matrix(rng, D, D, 2, 4)]
-    V = random_matrix(rng, D, D, 3, 4)
-    z = random_matrix(rng, 1, D, 2, 2)[0]
-    return mix, U, V, z
+    while True:  # redrawn from the same stream, so a draw that is already generic is unchanged
+        U = [[x / 2 for x in r] for r in random_matrix(rng, D, D, 2, 4)]
+        V = random_matrix(rng, D, D, 3, 4)
+        z = random_matrix(rng, 1, D, 2, 2)[0]
+        if _generic_head(U, V, z):
+            return mix, U, V, z
+
+
+def _generic_head(U, V, z) -> bool:
+    """U z != 0 (otherwise the tilt vanishes and every law's attention output is its plain mean V m, so a
+    statement about the tilt cannot fail) and V non-singular (otherwise a component of every error is
+    hidden).  Seed 8017 drew V = 0 (and two equal means) in d = 1 and U = 0 in d = 2, and bb-lemma-2.1's
+    control survived."""
+    D = len(z)
+    Uz = [sum(U[i][j] * z[j] for j in range(D)) for i in range(D)]
+    return any(v != 0 for v in Uz) and _exact_rank(V) == D
 
 
 def _describe(mix, U, V, z):

@@ -395,3 +395,26 @@ def test_every_registered_claim_draws_or_says_why():
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["n"] >= 76 and not out["bare"], out
+
+
+def test_random_instances_have_a_tilt_and_an_invertible_readout():
+    """Every random operator instance has U z != 0, a non-singular V and distinct component means: with
+    U z = 0 every law's output is its plain mean, so a statement about the tilt cannot fail (seed 8017
+    drew V = 0 in d = 1 and U = 0 in d = 2, and bb-lemma-2.1's two-component control survived)."""
+    from softmix.checks.operator import random_instance
+    from softmix.checks.strategies import _exact_rank
+
+    rng = np.random.default_rng(8017)
+    for i in range(300):
+        D, K = 1 + i % 3, 1 + i % 2 + (i % 5 == 0)
+        mix, U, V, z = random_instance(rng, K, D, degenerate=bool(i % 2))
+        assert any(sum(U[r][c] * z[c] for c in range(D)) != 0 for r in range(D))
+        assert _exact_rank(V) == D
+        assert len({tuple(m) for m in mix.means}) == K
+
+
+def test_bb_lemma_2_1_control_refuted_on_seed_8017():
+    load_all()
+    r = run_claim("bb-lemma-2.1", "quick", seed=8017)
+    assert r["verdict"] == "verified"
+    assert [c["verdict"] for c in r["negative_controls"]] == ["refuted"]
