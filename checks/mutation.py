@@ -217,7 +217,7 @@ def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900, root: Path
         by = []
         if fault.tests:
             code = ("import sys; sys.path.insert(0, %r); import pytest; "
-                    "sys.exit(pytest.main(['-q', '-x', '-p', 'no:cacheprovider', *sys.argv[1:]]))" % str(tmp))
+                    "sys.exit(pytest.main(['-o', 'addopts=', '-q', '-x', '-p', 'no:cacheprovider', *sys.argv[1:]]))" % str(tmp))
             try:
                 t = subprocess.run([sys.executable, "-c", code, *fault.tests], capture_output=True, text=True,
                                    env=env, cwd=tmp, timeout=timeout)
@@ -361,7 +361,8 @@ def _run_tests(tmp: Path, files: list[str], timeout: float) -> tuple[str, list[s
     if not files:
         return "survived", ["no test file imports the module"]
     code = ("import sys; sys.path.insert(0, %r); import pytest; "
-            "sys.exit(pytest.main(['-q', '-x', '-p', 'no:cacheprovider', '-m', 'not slow', *sys.argv[1:]]))"
+            "sys.exit(pytest.main(['-o', 'addopts=', '-q', '-x', '-p', 'no:cacheprovider', '-m', 'not slow', "
+            "*sys.argv[1:]]))"
             % str(tmp))
     env = dict(os.environ, PYTHONPATH=str(tmp), PYTHONDONTWRITEBYTECODE="1")
     try:

@@ -27,7 +27,7 @@ def lda_configs(draw):
             "Gamma": [[str(a), str(c)], [str(c), str(b)]], "pi_plus": pi}
 
 
-@settings(max_examples=3, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=2, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 @given(lda_configs())
 def test_section3_claims_on_drawn_configurations(cfg):
     bad = []
