@@ -150,3 +150,16 @@ def test_assumption_violations_are_inconclusive():
     sym = {"m1": [1, 0], "m_1": [-1, 0], "Gamma": [[1, 0], [0, 1]], "pi_plus": "0.6"}
     assert run_claim("thm-3.3", "quick", 1, {"lda": sym})["verdict"] == "inconclusive"
     assert run_claim("lemma-b.32", "quick", 1, {"lda": N.C1})["verdict"] == "inconclusive"
+
+
+def test_spurious_well_found_from_the_near_origin_start_on_seed_8104():
+    """The descent must stay in its start's basin: on seed 8104 BFGS's first unit-scale step jumped out of
+    the control's 0.2-wide well at the origin from all three near-origin starts, and the control survived.
+    With the small initial trust region every near-origin start ends in the well."""
+    r = run_claim("thm-3.1", "quick", seed=8104)
+    assert r["verdict"] == "confirmed"
+    well = next(c for c in r["negative_controls"] if c["id"] == "spurious-well")
+    assert well["verdict"] == "refuted"
+    for cfg in well["evidence"]["configs"]:
+        near = [x for x in cfg["limits"] if x["start"] == "near-origin"]
+        assert near and all(x["status"] == "COUNTEREXAMPLE" for x in near)
