@@ -304,14 +304,17 @@ def zfb_loss_closed_form(Lam, N, A):
 
 
 def zfb_sample_losses(Lam, N: int, A, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n i.i.d. draws of 1/2 (x_q^T A h - x_q^T w)^2, h = (1/N) sum_i (w^T x_i) x_i."""
+    """n i.i.d. draws of the loss given the prompt, E[1/2 (x_q^T A h - x_q^T w)^2 | x_1..x_N]
+    = 1/2 tr((A S - I)^T Lam (A S - I)), S = (1/N) sum_i x_i x_i^T, h = S w.
+
+    Exact conditioning (Rao-Blackwell) over the task w ~ N(0, I) and the query x_q ~ N(0, Lam): the
+    draws have the loss's mean and a much lighter tail than the plain squared error, whose sample mean
+    was skewed enough to refute a true statement at z = -3.7 (seed 8108).  Measured at Gamma_N^-1, N = 10,
+    40000 samples, 300 replicates: z below -3 in 0.7 % with the plain squared error, in none with this
+    estimator (whose standard error is also 6 x smaller).  Only the prompt is simulated."""
     Lam, A = np.asarray(Lam, float), np.asarray(A, float)
     d = len(Lam)
-    R = psd_sqrt(Lam)
-    w = rng.standard_normal((n, d))
-    x = rng.standard_normal((n, N, d)) @ R.T
-    xq = rng.standard_normal((n, d)) @ R.T
-    y = np.einsum("nid,nd->ni", x, w)
-    h = np.einsum("ni,nid->nd", y, x) / N
-    pred = np.einsum("nd,nd->n", xq, h @ A.T)
-    return 0.5 * (pred - np.einsum("nd,nd->n", xq, w)) ** 2
+    x = rng.standard_normal((n, N, d)) @ psd_sqrt(Lam).T
+    S = np.einsum("nid,nie->nde", x, x) / N
+    M = np.einsum("de,nef->ndf", A, S) - np.eye(d)
+    return 0.5 * np.einsum("ndf,de,nef->n", M, Lam, M)

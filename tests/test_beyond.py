@@ -139,3 +139,23 @@ def test_claim_decided_and_controls_refuted(cid):
         for row in ev["above_threshold"]:
             assert row["predicted_exponent"] == pytest.approx(-1 / (2 * row["lambda_max"]))
             assert len(row["exponent_ci"]) == 2
+
+
+def test_zfb_conditional_losses_estimate_the_plain_squared_error():
+    """The loss given the prompt (w and x_q integrated exactly) has the same mean as the plain squared
+    error simulated with w and x_q drawn: both against each other and against the closed form, at a
+    non-optimal non-symmetric A."""
+    Lam = np.array([[1.2, 0.3, 0.12], [0.3, 1.01, 0.48], [0.12, 0.48, 1.2]])
+    A = np.array([[0.7, 0.1, 0.0], [-0.2, 0.9, 0.3], [0.05, 0.0, 0.6]])
+    rng = np.random.default_rng(3)
+    rb = NB.zfb_sample_losses(Lam, 4, A, 200000, rng)
+    R = np.linalg.cholesky(Lam)
+    n = 400000
+    w, x, xq = rng.standard_normal((n, 3)), rng.standard_normal((n, 4, 3)) @ R.T, rng.standard_normal((n, 3)) @ R.T
+    h = np.einsum("ni,nid->nd", np.einsum("nid,nd->ni", x, w), x) / 4
+    plain = 0.5 * (np.einsum("nd,nd->n", xq, h @ A.T) - np.einsum("nd,nd->n", xq, w)) ** 2
+    exact = NB.zfb_loss_closed_form(Lam, 4, A)
+    se_rb, se_plain = rb.std() / np.sqrt(len(rb)), plain.std() / np.sqrt(n)
+    assert abs(rb.mean() - exact) < 5 * se_rb
+    assert abs(plain.mean() - rb.mean()) < 5 * np.hypot(se_rb, se_plain)
+    assert se_rb < se_plain

@@ -708,7 +708,7 @@ register(Claim(
 ZFB_DEFAULTS = {
     "Lambda": [["1", "0.3", "0"], ["0.3", "0.7", "0.1"], ["0", "0.1", "0.4"]],
     "Ns": [3, 10],
-    "samples": 40000,
+    "samples": 100000,
     "flow_horizon": 4000.0,
 }
 
@@ -779,7 +779,8 @@ def _check_zfb(params, ctx):
     zt["alpha_ledger"] = fam.ledger()
     num_ok = zt["verdict"] == "confirmed" and all(r["flow_test"]["passed"] for r in rows)
     ev = {"symbolic": sym_rows, "per_N": rows, "mc_test": zt,
-          "setting": "x_i ~ N(0, Lambda), w ~ N(0, I_d), y_i = <w, x_i>, yhat = x_q^T A (1/N) sum_i y_i x_i, L(A) = 1/2 E (yhat - y_q)^2",
+          "setting": "x_i ~ N(0, Lambda), w ~ N(0, I_d), y_i = <w, x_i>, yhat = x_q^T A (1/N) sum_i y_i x_i, L(A) = 1/2 E (yhat - y_q)^2; "
+                     "Monte Carlo over prompts of the loss given the prompt (w and x_q integrated exactly)",
           "rule": ("symbolic: E[hh^T], the minimiser and the minimal loss derived by SymPy equal the stated ones; numeric: "
                    "gradient flow from A = 0 ends within 10^(3-11) of Gamma_N^-1; Monte Carlo z-tests (Bonferroni) of the "
                    "loss at Gamma_N^-1 and at A = I against the stated minimum and the closed form")}
