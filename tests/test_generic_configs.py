@@ -235,6 +235,10 @@ def _draws(claim_id, draw, seed, i=1):
     ("fp-risk-icl-regression", "finite_prompt_risk", "_draw_icl"),
     ("zfb-linear-flow", "beyond", "_draw_zfb"),
     ("smart-2025-mixture", "beyond", "_draw_smart"),
+    ("bb-prop-3.1", "beyond", "_draw_prop31"),
+    ("bb-thm-5.1", "beyond", "_draw_thm51"),
+    ("thm-3.5", "lda", "draw_lda"),
+    ("lemma-b.37", "lda_dynamics", "draw_krylov"),
     ("cert-prop-4.3-u-lambda", "denoising_certificates", "_draw_u_lambda"),
     ("cert-prop-4.3-contraction", "denoising_certificates", "_draw_contraction"),
 ])

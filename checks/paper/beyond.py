@@ -325,6 +325,19 @@ PROP31_DEFAULTS = {
 }
 
 
+def _draw_prop31(rng, params, i):
+    """A drawn non-symmetric, non-diagonal shape of U (the paper's is diagonal), of full rank and not
+    close to rank one (singular values within a factor 4), normalised by its operator norm in the check."""
+    D = int(params["dim"])
+    for _ in range(1000):
+        U = C.matrix(rng, D, D, -1.0, 1.0, min_asymmetry=0.3)
+        sv = np.linalg.svd(np.array([[float(x) for x in r] for r in U]), compute_uv=False)
+        if sv[-1] > 0 and sv[0] / sv[-1] <= 4 and all(float(x) != 0 for r in U for x in r):
+            return {"U_shape": U}
+    return None
+
+
+@generic(_draw_prop31)
 def _check_prop31(params, ctx):
     v = ctx.variant
     D = int(params["dim"])
@@ -448,7 +461,6 @@ def _check_prop31(params, ctx):
 register(Claim(
     id="bb-prop-3.1",
     title="Predecessor's output concentration E||T[mu_hat_L] - T[mu]||^2 <= c1 sigma^6 ln L / L^(c2/sigma^2)",
-    configurations_note="no drawn configuration yet (the predecessor's stated configuration)",
     source="Boursier & Boyer, ICML 2026, Prop. 3.1 (text not available: reading stated in the evidence)",
     statement="E||T[mu_hat_L] - T[mu]||^2_{L2(nu)} <= c1 sigma^6 ln L / L^(c2/sigma^2) (tested for L >= 2; L = 1 is a boundary slip)",
     section=SECTION, check=_check_prop31, kind="monte-carlo",
@@ -479,6 +491,20 @@ THM51_DEFAULTS = {
 }
 
 
+def _draw_thm51(rng, params, i):
+    """A drawn non-diagonal Sigma (distinct eigenvalues in [0.3, 2], so that the float flow converges within
+    its horizon) and an alpha inside the stated range (a fraction in [0.2, 0.9] of the bound)."""
+    D = len(params["Sigma"])
+    for _ in range(1000):
+        S = C.spd(rng, D)
+        Sf = np.array([[float(x) for x in r] for r in S])
+        ev = np.linalg.eigvalsh(Sf)
+        if 0.3 <= ev.min() and ev.max() <= 2.0 and all(Sf[a, b] != 0 for a in range(D) for b in range(D)):
+            return {"Sigma": S, "alpha_fraction": float(C.rational(rng, 0.2, 0.9))}
+    return None
+
+
+@generic(_draw_thm51)
 def _check_thm51(params, ctx):
     v = ctx.variant
     Sig_s = sp.Matrix([[sp.Rational(str(x)) for x in r] for r in params["Sigma"]])
@@ -581,7 +607,6 @@ def _mp_risk(A, b, Sig, dps):
 register(Claim(
     id="bb-thm-5.1",
     title="In-context regression: risk R(A,b), gradient flow, conserved ||A||_F^2 - b^2, balanced limit",
-    configurations_note="no drawn configuration yet (the predecessor's stated configuration)",
     source="Boursier & Boyer, ICML 2026, Thm 5.1 (and Sec. 5 dynamics)",
     statement=("R(A,b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T); ||A||_F^2 - b^2 is conserved by the gradient "
                "flow; from the balanced initialisation with 0 < alpha < sqrt(2)/(d^(1/4) ||Sigma||_op) the flow converges to "
