@@ -147,3 +147,16 @@ def test_lemma_b19_checks_both_labels():
 
     names = [r.name for r in lemma_b19_derivations(1)]
     assert any("l_log''(1, t)" in n for n in names) and any("l_log''(-1, t)" in n for n in names)
+
+
+def test_lemma_b6_reference_resolves_a_narrow_peak():
+    """Seed 8114 drew mu = 2.7, s = 0.1: tanh-sinh on [0, oo) in x missed the peak (error 2.6e-15 at 30
+    digits) and refuted the lemma.  The reference now integrates in the standardised variable, split at
+    the peak, and reports its error estimate."""
+    from softmix.checks.runner import run_claim
+
+    r = run_claim("lemma-b.6", "quick", seed=8114)
+    assert r["verdict"] == "confirmed"
+    peak = [x for x in r["evidence"]["points"] if x["mu"] == "2.7" and x["sigma"] == "0.1"]
+    assert peak and peak[0]["passed"] and float(peak[0]["residual"]) < 1e-25
+    assert [c["verdict"] for c in r["negative_controls"]] == ["refuted"]
