@@ -163,3 +163,17 @@ def test_spurious_well_found_from_the_near_origin_start_on_seed_8104():
     for cfg in well["evidence"]["configs"]:
         near = [x for x in cfg["limits"] if x["start"] == "near-origin"]
         assert near and all(x["status"] == "COUNTEREXAMPLE" for x in near)
+
+
+def test_thm33_slope_fit_is_scaled_on_long_grids():
+    """Seed 8120 drew a configuration whose t-grid reaches ~4e7: the unscaled (1, t, t^2) least-squares fit
+    returned intercept -1e-12 for q(0) = 30.8 and a slope 31% off, refuting the theorem.  The scaled fit
+    recovers Lemma B.22's slope to 1e-11 relative."""
+    cfg = {"lda": {"m1": ["0.14", "0.87"], "m_1": ["-0.34", "1.02"], "Gamma": [["0.72", "0.42"], ["0.42", "0.85"]],
+                   "pi_plus": "0.49"}}
+    r = run_claim("thm-3.3", "quick", seed=8120, overrides=cfg)
+    assert r["verdict"] != "refuted"
+    first = r["evidence"]["points"][0]
+    q = first["q(t)=D2R[h_t,h_t]"]
+    assert first["slope_matches"] and max(q["t"]) > 1e6
+    assert first["fitted_quadratic_coefficients"][0] == pytest.approx(q["value"][0], rel=1e-9)
