@@ -422,3 +422,15 @@ def test_bb_lemma_2_1_control_refuted_on_seed_8017():
     r = run_claim("bb-lemma-2.1", "quick", seed=8017)
     assert r["verdict"] == "verified"
     assert [c["verdict"] for c in r["negative_controls"]] == ["refuted"]
+
+
+def test_krylov_draws_are_exact_rationals_on_seed_7777():
+    """sp.nsimplify turned the rational 82828/24649 into a product of irrational powers on seed 7777 and
+    lemma-b.37 errored; every drawn entry must be a plain fraction."""
+    from fractions import Fraction
+
+    from softmix.checks.paper.lda_dynamics import draw_krylov
+
+    d = _draws("lemma-b.37", draw_krylov, 7777)
+    for x in d["lda"]["m1"] + [g for r in d["lda"]["Gamma"] for g in r]:
+        Fraction(x)
