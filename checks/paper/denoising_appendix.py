@@ -17,7 +17,9 @@ from __future__ import annotations
 from softmix.numerics import denoising as ND
 from softmix.numerics.precision import workdps
 
+from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
+from .denoising import _draw_task
 
 SRC = "Gabet-Boursier-Boyer 2026"
 SEC = "denoising"
@@ -35,6 +37,14 @@ def _heads_gap(task, n):
     return v2, abs(v2 - v1)
 
 
+def _draw_42(rng, params, i):
+    """A drawn degenerate task: gamma = 0, equal-norm means (the setting of Prop. C.3, whose heads
+    the control uses) in d = 2 or 3, generic otherwise (pi1 away from 1/2, m1 != +-m2, xi drawn);
+    the fixed cases are not repeated on a drawn configuration."""
+    return {**_draw_task(equal_norms=True, gamma_zero=True)(rng, params, i), "all_cases": False}
+
+
+@generic(_draw_42)
 def _check_42(p, ctx):
     user = {k: p[k] for k in ("m1", "m2", "gamma", "xi", "pi1")}
     cases = [user] + (DEGEN_CASES if p.get("all_cases", True) else [])
@@ -64,7 +74,6 @@ def _check_42(p, ctx):
 
 register(Claim(
     id="remark-4.2", title="Degenerate mixtures (gamma = 0): linear attention stays strictly worse than the Bayes denoiser",
-    configurations_note="decided on the given case and two fixed degenerate cases (gamma = 0, unequal weights); no drawn configuration yet",
     source=f"{SRC}, Remark 4.2 (with Prop. C.3, Lemma C.7)", section=SEC, check=_check_42, kind="numeric",
     statement="With gamma = 0 (two point masses) every linear-attention network has excess risk >= "
               "E||A* Z - f*(Z)||^2 > 0, while two softmax heads realise f* (prop-c.3)",
