@@ -493,7 +493,7 @@ def prop_4_4_derivation(d: int = 2, equal_norm: bool = True) -> Derivation:
 
 # --- Lemma C.7: multi-layer linear attention ---------------------------------------------------------
 def lemma_c7_derivation(d: int = 2, layers: int = 2, heads_per_layer: int = 1,
-                        pushforward: bool = True, weights=None, means=None) -> DenoisingDerivation:
+                        pushforward: bool = True, weights=None, means=None, noise=None) -> DenoisingDerivation:
     """A stack of linear-attention layers (with residual), each acting on the push-forward of the
     prompt by the previous layers (Lemma C.7).
 
@@ -505,10 +505,12 @@ def lemma_c7_derivation(d: int = 2, layers: int = 2, heads_per_layer: int = 1,
     second moment sum_k pi_k (A m_k m_k^T A^T + A S A^T) of the hand-written push-forward mixture.
     The two sides share nothing but the mixture and the head symbols.  The default mixture has
     unequal weights (2/5, 3/5) and unequal-norm means so that no term cancels; S = (7/3) I, generic U
-    and scalar V = v I keep the polynomial sizes small."""
+    and scalar V = v I keep the polynomial sizes small.  ``weights``, ``means`` and ``noise`` (the
+    scalar s of S = s I) may be given as exact rationals (drawn configurations)."""
     from .attention import second_moment_derived
     from .mixtures import mgf
-    s = sp.Rational(7, 3)  # a generic noise level (a symbol here makes the proof ~4x slower)
+    # a generic noise level S = s I (a symbol here makes the proof ~4x slower)
+    s = sp.Rational(7, 3) if noise is None else sp.Rational(str(noise))
     w = list(weights) if weights is not None else [sp.Rational(2, 5), sp.Rational(3, 5)]
     if means is None:
         means = [sp.Matrix([3, 0] + [0] * (d - 2)), sp.Matrix([-1, 2] + [0] * (d - 2))]

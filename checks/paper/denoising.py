@@ -565,19 +565,36 @@ register(Claim(
 ))
 
 
+def _draw_c7(rng, params, i):
+    """A drawn mixture for Lemma C.7's derivation: two components with weights away from 1/2,
+    unequal-norm means, noise S = s I with s drawn; d = 2 (the heads stay symbolic)."""
+    m = C.means(rng, 2, 2, equal_norms=False)
+    return {"c7_weights": C.weights(rng, 2), "c7_means": m, "c7_noise": C.rational(rng, 0.5, 3.0, 1)}
+
+
+@generic(_draw_c7)
 def _check_c7(params, ctx):
-    status, rows, secs = _symbolic(["c7"] if ctx.variant is None else ["c7-no-pushforward"])
+    pushforward = ctx.variant is None
+    if "c7_means" not in params:  # the fixed generic mixture (weights 2/5, 3/5; unequal norms; S = 7/3 I)
+        status, rows, secs = _symbolic(["c7"] if pushforward else ["c7-no-pushforward"])
+    else:
+        R = lambda v: sp.Rational(str(v))
+        t0 = time.perf_counter()
+        der = TD.lemma_c7_derivation(pushforward=pushforward, weights=[R(w) for w in params["c7_weights"]],
+                                     means=[sp.Matrix([R(v) for v in m]) for m in params["c7_means"]],
+                                     noise=params["c7_noise"])
+        dec, info = decide_one(der, seed=1, digits=30)
+        rows, secs = [{"derivation": der.name, "source": der.source, "decision": dec, **info}], round(time.perf_counter() - t0, 2)
+        status = dec
     v = {"proven": "verified", "refuted": "refuted", "unproven": "inconclusive"}[status]
-    # the derivation is generic by construction (symbolic U_l, v_l; weights 2/5, 3/5; unequal norms)
-    conf = [{"name": "generic-by-construction", "values": {"weights": ["2/5", "3/5"], "means": [[3, 0], [-1, 2]],
-                                                           "S": "7/3 I", "U": "symbolic", "V": "symbolic v I"},
-             "verdict": v}]
-    return Outcome(v, {"derivations": rows, "symbolic_seconds": secs, "configurations": conf})
+    return Outcome(v, {"derivations": rows, "symbolic_seconds": secs,
+                       "mixture": {"weights": params.get("c7_weights", ["2/5", "3/5"]),
+                                   "means": params.get("c7_means", [[3, 0], [-1, 2]]),
+                                   "S": f"{params.get('c7_noise', '7/3')} I", "U": "symbolic", "V": "symbolic v I"}})
 
 
 register(Claim(
     id="lemma-c.7", title="Multi-layer linear attention is a linear function of the query",
-    configurations_note="symbolic heads on one fixed generic mixture (weights 2/5, 3/5, unequal-norm means, S = 7/3 I); no drawn configuration yet",
     source=f"{SRC}, Lemma C.7", section=SEC, check=_check_c7, kind="symbolic",
     statement="Any network of linear-attention layers on a Gaussian-mixture prompt is z -> A z, A the product "
               "of the layers' matrices I + sum_h V_h M_l U_h.",
