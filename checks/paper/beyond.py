@@ -132,6 +132,29 @@ def _log_band(lam, Ls, beta):
     return [p - w, p + w]
 
 
+def _draw_rate(rng, params, i):
+    """A drawn configuration for fp-query-averaged-rate: D = 2 or 3, non-isotropic Gamma and Sigma_nu
+    (full rank: the threshold is defined through Sigma_nu^(1/2)), a non-symmetric direction of U, a
+    non-identity V with singular values in [0.5, 2], and a two-component mixture with weights away
+    from 1/2, unequal-norm means and one singular covariance.  U is rescaled to each lambda by the
+    check, so only its direction is drawn."""
+    D = int(rng.choice([2, 3]))
+    while True:
+        V = C.matrix(rng, D, low=-1.0, high=1.0)
+        sv = np.linalg.svd(np.array(V, float), compute_uv=False)
+        if sv.min() > 0.5 and sv.max() < 2.0:
+            break
+    while True:
+        U0 = C.matrix(rng, D, low=-1.0, high=1.0)
+        sv = np.linalg.svd(np.array(U0, float), compute_uv=False)
+        if sv.min() > 0.2 * sv.max():
+            break
+    return {"Gamma": C.spd(rng, D, scale_range=(0.3, 1.5)), "Sigma_nu": C.spd(rng, D, scale_range=(0.3, 1.5)),
+            "U_direction": U0, "V": V,
+            "mixture": C.mixture(rng, 2, D, singular=1, norm_range=(0.3, 1.2))}
+
+
+@generic(_draw_rate)
 def _check_rate(params, ctx):
     G, S, U0, V = _rate_config(params)
     mix = _gaussian_mix(params["Gamma"])
@@ -288,7 +311,6 @@ def _no_shift_values(mix, U, V, Z):
 register(Claim(
     id="fp-query-averaged-rate",
     title="Query-averaged finite-prompt error: 1/L below the exp-moment threshold, L^(-1/(2 lambda)) above",
-    configurations_note="no drawn configuration yet (only the lambda in (1/4, 1/2) of the closed-form branch check is drawn from the seed)",
     source="issue 7 (our own first analysis), notes/finite-prompt.md; derived here",
     statement=("tokens N(0, Gamma), queries N(0, Sigma_nu), lambda = lambda_max(Sigma_nu^(1/2) U^T Gamma U Sigma_nu^(1/2)). "
                "If lambda < 1/2: L E_nu||T_L - T||^2 -> K = det(I-2B)^(-1/2)[tr(V Gamma V^T) + tr((I-2B)^(-1) Q)], "
