@@ -241,6 +241,9 @@ def _draws(claim_id, draw, seed, i=1):
     ("lemma-b.37", "lda_dynamics", "draw_krylov"),
     ("cert-prop-4.3-u-lambda", "denoising_certificates", "_draw_u_lambda"),
     ("cert-prop-4.3-contraction", "denoising_certificates", "_draw_contraction"),
+    ("fp-query-averaged-rate", "beyond", "_draw_rate"),
+    ("lemma-c.7", "denoising", "_draw_c7"),
+    ("remark-4.2", "denoising_appendix", "_draw_42"),
 ])
 def test_same_seed_same_draw_other_seed_other_draw(claim_id, module, draw):
     import importlib
@@ -250,6 +253,33 @@ def test_same_seed_same_draw_other_seed_other_draw(claim_id, module, draw):
     assert a is not None and c is not None
     assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
     assert json.dumps(a, sort_keys=True) != json.dumps(c, sort_keys=True)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_last_three_draws_are_generic(seed):
+    """The draws added last keep no accidental symmetry: fp-query-averaged-rate's U direction is not
+    symmetric, V is not the identity, Gamma and Sigma_nu are non-isotropic and positive definite, the
+    mixture's weights are not 1/2; lemma-c.7's weights are not 1/2 and its means have unequal norms;
+    remark-4.2's task has gamma = 0, equal norms, m1 != +-m2 and pi1 != 1/2."""
+    from fractions import Fraction as F
+    from softmix.checks.paper import beyond as B, denoising as D, denoising_appendix as DA
+
+    arr = lambda M: np.array([[float(F(x)) for x in row] for row in M])
+    r = _draws("fp-query-averaged-rate", B._draw_rate, seed)
+    U, V, G, S = (arr(r[k]) for k in ("U_direction", "V", "Gamma", "Sigma_nu"))
+    assert np.abs(U - U.T).max() >= 0.1 and not np.allclose(V, np.eye(len(V)))
+    for M in (G, S):
+        ev = np.linalg.eigvalsh(M)
+        assert ev.min() > 0 and ev.max() - ev.min() > 1e-3
+    assert F(r["mixture"]["weights"][0]) != F(1, 2) and len(r["mixture"]["means"][0]) == len(U)
+    c = _draws("lemma-c.7", D._draw_c7, seed)
+    assert F(c["c7_weights"][0]) != F(1, 2) and sum(F(w) for w in c["c7_weights"]) == 1
+    n = [sum(F(x) ** 2 for x in m) for m in c["c7_means"]]
+    assert n[0] != n[1]
+    t = _draws("remark-4.2", DA._draw_42, seed)
+    m1, m2 = ([F(x) for x in t[k]] for k in ("m1", "m2"))
+    assert F(t["gamma"]) == 0 and sum(x * x for x in m1) == sum(x * x for x in m2)
+    assert m1 != m2 and m1 != [-x for x in m2] and F(t["pi1"]) != F(1, 2) and t["all_cases"] is False
 
 
 @pytest.mark.parametrize("seed", [1, 2])
