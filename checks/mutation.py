@@ -444,13 +444,17 @@ def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test
 
 
 def summarize(rows: list[dict]) -> dict:
+    """Counts and scores.  Equivalent mutants and verify timeouts are left out of the denominator:
+    a timeout decides nothing (on a loaded machine a clean claim can overrun its limit too), so it
+    is neither a kill nor a survivor."""
     n = len(rows)
     eq = sum(r["status"] == "equivalent" for r in rows)
-    by_verify = sum(r["status"] in ("killed", "timeout") and r["stage"] == "verify" for r in rows)
+    timeouts = sum(r["status"] == "timeout" for r in rows)
+    by_verify = sum(r["status"] == "killed" and r["stage"] == "verify" for r in rows)
     by_tests = sum(r["status"] == "killed" and r["stage"] == "tests" for r in rows)
-    denom = n - eq
+    denom = n - eq - timeouts
     return {"total": n, "equivalent": eq, "scored": denom,
-            "killed_by_verify": by_verify, "timeouts": sum(r["status"] == "timeout" for r in rows),
+            "killed_by_verify": by_verify, "timeouts": timeouts,
             "killed_by_tests": by_tests, "survived": sum(r["status"] == "survived" for r in rows),
             "not_covered": sum(r["equivalence"] == "not covered by any claim" for r in rows),
             "score_verify": by_verify / denom if denom else 0.0,

@@ -176,6 +176,14 @@ def test_the_clean_tree_is_not_caught_and_comes_out_equivalent(fast_map):
     assert s["equivalent"] == 1 and s["scored"] == 1 and s["score_verify"] == 1.0
 
 
+def test_a_verify_timeout_is_neither_a_kill_nor_a_survivor():
+    base = {"status": "killed", "stage": "verify", "equivalence": None}
+    rows = [base, {**base, "status": "survived", "stage": None},
+            {**base, "status": "timeout", "killed_by": ["verify timed out after 60 s"]}]
+    s = summarize(rows)
+    assert s["timeouts"] == 1 and s["scored"] == 2 and s["killed_by_verify"] == 1 and s["score_verify"] == 0.5
+
+
 def test_mutation_score_cli_rejects_bad_input_before_any_work():
     for args in (["--sample", "0"], ["--jobs", "0"], ["--faults", "mgf-half"]):
         r = subprocess.run([sys.executable, "-m", "softmix", "mutation-score", *args], capture_output=True,
