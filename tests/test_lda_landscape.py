@@ -177,3 +177,23 @@ def test_thm33_slope_fit_is_scaled_on_long_grids():
     q = first["q(t)=D2R[h_t,h_t]"]
     assert first["slope_matches"] and max(q["t"]) > 1e6
     assert first["fitted_quadratic_coefficients"][0] == pytest.approx(q["value"][0], rel=1e-9)
+
+
+def test_prop34_window_starts_where_the_exponents_hold_on_seed_8146():
+    """Seed 8146 drew pi_+ = 0.51 (s0 = 0.04): sigma''(s0) nearly vanishes, so on R in [100, 1000] the
+    next-order term bent the risk gap's slope to -1.83 for -2 and the true statement was refuted.  The R
+    window now starts at 4 rho / slope_tol (rho the ratio of the next term to the first); there the quick
+    quadrature resolves too few gap values (inconclusive), and the full profile confirms the slope."""
+    cfg = {"lda": {"m1": ["-1.09", "0.84"], "m_1": ["-0.36", "-0.31"],
+                   "Gamma": [["1.45", "0.65"], ["0.65", "0.85"]], "pi_plus": "0.51"}}
+    r = run_claim("prop-3.4", "quick", seed=8146, overrides=cfg)
+    assert r["verdict"] == "inconclusive"
+    given = next(c for c in r["evidence"]["configurations"] if c["name"] == "given")
+    assert given["verdict"] == "inconclusive"
+    ev = r["evidence"]
+    assert ev["asymptotic_window"]["R_from"] > 1000 and "asymptotic window" in ev["to_settle"]
+    # pi_+ = 1/2 (s0 = 0): the faster exponents -2 and -4, on a window that starts at R_min
+    r = run_claim("prop-3.4", "quick", seed=1, overrides={"lda": {**N.C1, "pi_plus": "0.5"}})
+    ev = r["evidence"]
+    assert ev["predicted_slopes"] == {"L1": -2.0, "risk_gap": -4.0} and ev["asymptotic_window"]["R_from"] == 100
+    assert abs(ev["least_squares_slopes"]["risk_gap"] + 4) < 0.05 and r["verdict"] in ("confirmed", "inconclusive")

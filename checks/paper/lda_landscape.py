@@ -482,8 +482,28 @@ def _chk_34(p, ctx):
     c = np.array(p["c"], float)[:P.d]
     if not np.any(c):
         return Outcome("inconclusive", {"assumption_violated": "c = 0 (the sequence is then trivially Bayes)"})
-    s0 = P.arrays()[5]
-    Rs = np.logspace(math.log10(p["R_min"]), math.log10(p["R_max"]), p["points"])
+    m1, m_1, G, _L, _pi, s0 = P.arrays()
+    tol = p["slope_tol"]
+    # where the predicted exponents hold: R sigma(s0 + u/R) - R sigma(s0) - sigma'(s0) u = s2 u^2/(2R)
+    # + s3 u^3/(6R^2) + ... (s2, s3 the second and third derivatives of sigma at s0), u = c^T X, so the local
+    # slopes differ from -1 and -2 by about rho/R and 2 rho/R, rho = |s3| U / (3 |s2|), U = max_k |c^T m_k|
+    # + 3 (c^T Gamma c)^(1/2) (a bound on the typical |u|).  Near pi_+ = 1/2 the first term nearly vanishes and
+    # rho is large (seed 8146: pi_+ = 0.51, least-squares slope -1.83 for -2 on R in [100, 1000]).  The R window
+    # starts where 2 rho / R <= tol / 2 (fixed before the numbers); a window beyond the quadrature's reach is
+    # inconclusive.
+    sg = float(expit(s0))
+    d1 = sg * (1 - sg)
+    d2, d3 = d1 * (1 - 2 * sg), d1 * (1 - 6 * d1)
+    U = max(abs(float(c @ m1)), abs(float(c @ m_1))) + 3 * math.sqrt(float(c @ G @ c))
+    if abs(s0) > 1e-15:
+        rho = abs(d3) * U / (3 * abs(d2))
+        R_asym = 4 * rho / tol
+    else:  # s2 = s4 = 0 at s0 = 0: the next term is sigma^(5)(0) u^5 / (120 R^4), relative u^2 / (10 R^2)
+        rho = U / math.sqrt(10)
+        R_asym = rho * math.sqrt(4 / tol)
+    R_lo = max(float(p["R_min"]), R_asym)
+    R_hi = max(float(p["R_max"]), R_lo * float(p["R_max"]) / float(p["R_min"]))
+    Rs = np.logspace(math.log10(R_lo), math.log10(R_hi), p["points"])
     l1, l1e, gap, gape = [], [], [], []
     n = p["nodes"]
     for R in Rs:
@@ -501,12 +521,13 @@ def _chk_34(p, ctx):
     k2 = [i for i in range(len(Rs)) if gape[i] <= 1e-2 * abs(gap[i])]
     if len(k1) < 3 or len(k2) < 3:
         return Outcome("inconclusive", {"R": Rs.tolist(), "L1_distance": l1, "risk_gap": gap, "risk_gap_error": gape,
-                                        "to_settle": "fewer than 3 quadrature-resolved R values: lower R_max or raise nodes"})
+                                        "asymptotic_window": {"rho": rho, "U": U, "R_from": R_lo, "R_to": R_hi},
+                                        "to_settle": "fewer than 3 quadrature-resolved R values in the asymptotic window "
+                                                     "R >= 4 rho / slope_tol: raise nodes"})
     fit = lambda idx, v: float(np.linalg.lstsq(np.vstack([np.ones(len(idx)), np.log(Rs[idx])]).T,
                                                np.log(np.abs(np.asarray(v)[idx])), rcond=None)[0][1])
     sl1, sl2 = fit(k1, l1), fit(k2, gap)
     pos = all(gap[i] > 0 for i in k2)
-    tol = p["slope_tol"]
     w1 = fit_loglog_slope(Rs[k1], np.asarray(l1)[k1], np.asarray(l1e)[k1])
     w2 = fit_loglog_slope(Rs[k2], np.abs(np.asarray(gap)[k2]), np.asarray(gape)[k2]) if pos else None
     ok = pos and abs(sl1 - p1) <= tol and abs(sl2 - p2) <= tol
@@ -514,7 +535,11 @@ def _chk_34(p, ctx):
           "risk_gap": gap, "risk_gap_error": gape, "predicted_slopes": {"L1": p1, "risk_gap": p2},
           "least_squares_slopes": {"L1": sl1, "risk_gap": sl2}, "weighted_fits": {"L1": w1, "risk_gap": w2},
           "resolved_points": {"L1": len(k1), "risk_gap": len(k2)},
-          "rule": f"R log-spaced in [{p['R_min']}, {p['R_max']}]: least-squares log-log slopes of the L1 distance "
+          "asymptotic_window": {"rho": rho, "U": U, "R_from": R_lo, "R_to": R_hi,
+                                "rule": "R >= max(R_min, 4 rho / slope_tol), rho = |sigma3(s0)| U / (3 |sigma2(s0)|) "
+                                        "(s0 = 0: rho = U / sqrt(10), R >= rho sqrt(4 / slope_tol)); the window keeps "
+                                        "R_max / R_min"},
+          "rule": f"R log-spaced in [{R_lo:.4g}, {R_hi:.4g}] (the asymptotic window): least-squares log-log slopes of the L1 distance "
                   f"(adaptive quad) and of the risk gap (GH, cancellation-free) must be within {tol} of the predicted "
                   "-1 and -2 (points with quadrature error estimate > 1% of the value are excluded, >= 3 needed) (-2 and -4 when s0 = 0, since sigma''(0) = 0) and every gap > 0; weighted fits with "
                   "quadrature-error standard errors reported (finite-R corrections O(1/R) dominate their CIs)",
