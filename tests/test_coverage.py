@@ -211,3 +211,18 @@ def test_coverage_table_flags_exactly_the_unknown_ids(data):
         assert not any(f"-> {k};" in str(e.value) + ";" for k in known)
     else:
         assert coverage_table(registry, sts)[0]["claims"] == known
+
+
+def test_lemma_b16_coarse_rule_artefact_is_not_a_counterexample_seed_8150():
+    """Seed 8150 drew a configuration where the 32-node rule has a spurious critical point (u12 ~ 145)
+    with |grad_w R~| = 0.052 against a quadrature error of 0.020; that was read as a vanishing gradient and
+    refuted the lemma.  The rule is now refined to max_nodes, where the point is not critical: dropped."""
+    cfg = {"lda": {"m1": ["0.47", "0.3"], "m_1": ["-0.62", "0.63"], "Gamma": [["1.45", "-0.8"], ["-0.8", "1"]],
+                   "pi_plus": "0.46"}}
+    r = run_claim("lemma-b.16", "quick", 8150, cfg)
+    assert r["verdict"] == "confirmed"
+    given = next(c for c in r["evidence"]["configurations"] if c["name"] == "given")
+    assert given["verdict"] == "confirmed"
+    dropped = [row for row in r["evidence"]["numeric"] if row["dropped_not_critical_at_refined_rule"]]
+    assert len(dropped) == 1 and dropped[0]["nodes"] > 32 and not dropped[0]["critical"]
+    assert all(n["refuted"] for n in r["negative_controls"])

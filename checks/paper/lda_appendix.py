@@ -304,7 +304,7 @@ def _chk_b16(p, ctx):
         for label, y in _v21zero_points(P, {"nodes": n, "starts": p["starts"]}, ctx):
             th, gw, _ = LL.complete_v21zero_critical(P, y, n)
             pts.append((label, th, y))
-    num, ok_n, vanish = [], bool(pts), False
+    num, ok_n, vanish, kept = [], bool(pts), False, 0
     for label, th, _y in pts:
         z = N.phi(P, th)
         gR = N.grad_theta(P, th, n, None, full)[1]  # the rule the points were located with (as thm-3.3)
@@ -315,16 +315,28 @@ def _chk_b16(p, ctx):
             g2 = N.eff_risk(P, z, 1, int(1.5 * k) + 2, None, full)[1]
             err = float(np.abs(g1 - g2).max()) + 1e2 * np.finfo(float).eps * max(1.0, float(np.abs(g2).max()))
             gw = float(np.linalg.norm(g2[:d]))
-            if gw > 100 * err or gw <= 3 * err or 2 * k > p["max_nodes"]:
+            # a value within a coarse rule's error is refined too (seed 8150: a point with u12 = 145 had
+            # |grad_w| = 0.052 against an error of 0.020 at 32 nodes, and that was taken for a zero)
+            if gw > 100 * err or 2 * k > p["max_nodes"]:
                 break
             k *= 2
-        nonzero, zero = gw > 100 * err, gw <= 3 * err
-        ok_n &= critical and nonzero
-        vanish |= critical and zero
+        if k > n and ctx.variant != "bayes-point":  # criticality at the rule the gradient was resolved with
+            critical = float(np.linalg.norm(N.grad_theta(P, th, k, None, full)[1])) <= p["grad_tol"]
+        # a zero needs a converged rule: |grad_w| within 3 x an error that is itself below 1e-9
+        nonzero, zero = gw > 100 * err, gw <= 3 * err and err <= 1e-9
+        # a point located with the coarse rule that is not critical at the refined one is an artefact of the
+        # coarse rule (seeds 8150, 8151: u12 ~ 145, |grad R| far above grad_tol at 128 nodes): the lemma says
+        # nothing about it, so it is listed and dropped
+        dropped = k > n and not critical
+        if not dropped:
+            ok_n &= critical and nonzero
+            vanish |= critical and zero
+            kept += 1
         num.append({"point": label, "theta": np.round(th, 10).tolist(), "grad_R_norm": float(np.linalg.norm(gR)),
                     "critical": bool(critical), "grad_w_effective_norm": gw, "quadrature_error": err, "nodes": k,
                     "(m1 + m_-1) d_r R~": ((P.arrays()[0] + P.arrays()[1]) * float(g2[d + 1])).tolist(),
-                    "nonvanishing": bool(nonzero), "vanishing_within_error": bool(zero)})
+                    "nonvanishing": bool(nonzero), "vanishing_within_error": bool(zero),
+                    "dropped_not_critical_at_refined_rule": bool(dropped)})
     ev = {"symbolic": rows, "numeric": num, "config": P.to_params(),
           "findings": [{"kind": "gap", "where": "Lemma B.16, hypotheses and last step of the proof",
                         "text": "the lemma lists only m1 + m_-1 != 0, but its last step ('no function c1 + c2 sigma(s0 + s^T x) "
@@ -334,10 +346,12 @@ def _chk_b16(p, ctx):
                                           "constant; theta with v21 = 0, s = 0, v22 = s0 / (2 sigma(s0) - 1) = 5 log(3/2) realises f*, "
                                           "so it is a minimiser (critical) with grad_w R~ = E[(sigma(f*) - eta) X] = 0"}],
           "rule": "symbolic proof steps must be proven; every critical point located on {v21 = 0} (|grad R| <= grad_tol) "
-                  "at `nodes` GH nodes must have |grad_w R~(Phi(theta))| > 100 x (GH(n) vs GH(1.5n+2) difference + 100 eps)"}
+                  "at `nodes` GH nodes must have |grad_w R~(Phi(theta))| > 100 x (GH(n) vs GH(1.5n+2) difference + 100 eps), "
+                  "the rule doubled up to max_nodes until it is; refuted only by a vanishing |grad_w R~| (<= 3 x an error "
+                  "<= 1e-9) at a point critical at the refined rule; otherwise unresolved points are inconclusive"}
     if ref_s:
         return Outcome("refuted", ev)
-    if not pts:
+    if not kept:
         ev["to_settle"] = "no critical point found on {v21 = 0}"
         return Outcome("inconclusive", ev)
     if vanish:
