@@ -124,3 +124,16 @@ def test_convergence_criteria_match_the_predicted_contraction_on_seed_8131():
         r = run_claim(cid, "quick", seed=8131)
         assert r["verdict"] == "confirmed", cid
         assert all(c["verdict"] == "refuted" for c in r["negative_controls"]), cid
+
+
+def test_fig4_control_is_decided_on_the_claims_own_runs_seed_8156():
+    """At seed 8156 the reversed control, with SGD runs of its own, survived: its two fig-5 replicates
+    happened to be slow.  The control now reads the claim's runs (shared streams, made once), so it is
+    refuted exactly when the claim is confirmed, and the claim averages over 4 replicate pairs."""
+    from softmix.checks.runner import run_claim
+
+    r = run_claim("fig-4", "quick", seed=8156)
+    assert r["verdict"] == "confirmed" and len(r["evidence"]["runs"]) == 4
+    ctl = r["negative_controls"][0]
+    assert ctl["refuted"]
+    assert ctl["evidence"]["mean_over_replicates"] == r["evidence"]["mean_over_replicates"]
