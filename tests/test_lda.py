@@ -160,3 +160,19 @@ def test_lemma_b6_reference_resolves_a_narrow_peak():
     peak = [x for x in r["evidence"]["points"] if x["mu"] == "2.7" and x["sigma"] == "0.1"]
     assert peak and peak[0]["passed"] and float(peak[0]["residual"]) < 1e-25
     assert [c["verdict"] for c in r["negative_controls"]] == ["refuted"]
+
+
+def test_thm35_extra_zero_at_a_coarse_tolerance_is_inconclusive_seed_8157():
+    """Seed 8157 drew a Theta1 point with |s*| = 13.6 whose Hessian rule reached only a quadrature error
+    of 2.3e-5 (zero tolerance 2.3e-4): one normal eigenvalue fell inside the tolerance, the nullity read
+    6 for 5 and the theorem was refuted.  A tolerance above 1e-6 |H| with eigenvalues inside it above
+    the round-off level (tolerance / 100) now leaves the nullity unread: inconclusive, for the claim and
+    for its wrong-nullity control alike (which the paper's configuration refutes)."""
+    from softmix.checks.runner import run_claim
+
+    cfg = {"lda": {"m1": ["0.03", "0.53"], "m_1": ["-0.97", "-0.66"],
+                   "Gamma": [["0.61", "-0.15"], ["-0.15", "1.81"]], "pi_plus": "0.31"}}
+    r = run_claim("thm-3.5", "quick", seed=8157, overrides=cfg)
+    given = next(c for c in r["evidence"]["configurations"] if c["name"] == "given")
+    assert given["verdict"] == "inconclusive" and r["verdict"] != "refuted"
+    assert "not resolved" in r["evidence"]["reason"]
