@@ -180,6 +180,32 @@ def test_inverse_L_rule_is_calibrated_where_the_largest_L_test_is_not():
     assert fit["dof"] == 1 and abs(fit["limit"][0] - a) < 6 * fit["limit_se"][0]
 
 
+def test_inverse_L_rule_gof_is_calibrated_for_correlated_coordinates():
+    """Coordinates estimated from the same replicates are correlated; the summed chi-square (as if they
+    were independent) over-rejects, the per-coordinate test with Bonferroni does not (the full profile
+    refuted fp-multihead-covariance through the summed test).  Five coordinates at correlation 0.9."""
+    rng = np.random.default_rng(37)
+    L = np.array([100, 400, 1600], float)
+    k, rho, n = 5, 0.9, 4000
+    C = rho * np.ones((k, k)) + (1 - rho) * np.eye(k)
+    Lc = np.linalg.cholesky(C)
+    se = np.full((3, k), 0.01)
+    a = np.linspace(1.0, 2.0, k)
+    alpha = 0.05  # a large alpha makes the rates measurable with few simulations
+    rule = InverseLRule(alpha)
+    rej_new, rej_old = 0, 0
+    crit_old = stats.chi2.isf(alpha / 2, k)
+    for _ in range(n):
+        noise = (rng.standard_normal((3, k)) @ Lc.T) * se
+        y = a + 30.0 / L[:, None] + noise
+        d = rule.decide(L, y, se, a)
+        rej_new += not d["goodness_of_fit"]["passed"]
+        rej_old += fit_inverse_L(L, y, se)["chi2"] > crit_old
+    lo, hi = stats.binom.ppf([1e-4, 1 - 1e-4], n, alpha / 2)
+    assert rej_new <= hi, rej_new          # Bonferroni: at most alpha / 2
+    assert rej_old > 1.5 * n * alpha / 2, rej_old  # the summed chi-square: far above alpha / 2
+
+
 def test_threshold_and_combine():
     assert Threshold(1.0).decide(0.5)["verdict"] == "confirmed"
     assert Threshold(1.0).decide(1.5)["verdict"] == "refuted"
