@@ -176,3 +176,15 @@ def test_thm35_extra_zero_at_a_coarse_tolerance_is_inconclusive_seed_8157():
     given = next(c for c in r["evidence"]["configurations"] if c["name"] == "given")
     assert given["verdict"] == "inconclusive" and r["verdict"] != "refuted"
     assert "not resolved" in r["evidence"]["reason"]
+
+
+def test_thm35_horizon_below_the_slowest_time_constant_is_inconclusive_seed_8176():
+    """Seed 8176 drew a Theta1 point with lambda_min = 8e-5: over T = 800 (lambda_min T = 0.064) the
+    distance to E1 fell 21x and then rose 3x along the slow mode, the late rate came out negative and the
+    theorem was refuted.  Such a horizon cannot show the exponential regime: inconclusive."""
+    from softmix.checks.runner import run_claim
+
+    cfg = {"lda": {"m1": ["0.34", "0.33"], "m_1": ["-1.08", "-0.5"],
+                   "Gamma": [["0.73", "-0.03"], ["-0.03", "0.58"]], "pi_plus": "0.42"}}
+    r = run_claim("thm-3.5", "quick", seed=8176, overrides=cfg)
+    assert r["verdict"] == "inconclusive" and "lambda_min T" in r["evidence"]["reason"]

@@ -682,6 +682,13 @@ def _chk_35(p, ctx):
     # the predicted log-contraction where a tenth is not expected (seed 8131: lambda_min T = 0.5, observed 4.3x)
     need = max(0.1, math.exp(-float(smin) * T / 2))
     conv = ds_[-1] < need * ds_[0] and rate > 0
+    if not conv and float(smin) * T < 1 and ds_[-1] < ds_[0]:
+        # the horizon is shorter than the slowest normal mode's time constant, 1 / lambda_min: the flow has
+        # not reached its asymptotic regime and a non-positive late rate decides nothing (seed 8176:
+        # lambda_min = 8e-5, lambda_min T = 0.064; dist_E1 fell 21x, then rose 3x along the slow mode)
+        return Outcome("inconclusive", {**ev, "reason": f"lambda_min T = {float(smin) * T:.3g} < 1: the horizon does not "
+                                                         "reach the slowest mode's exponential regime",
+                                        "to_settle": "a longer horizon T (at least 1 / lambda_min)"})
     if not conv and truncated:
         return Outcome("inconclusive", {**ev, "reason": f"the flow has not converged within max_steps = "
                                                          f"{int(p['max_steps'])} steps of h = {h:.3g} (horizon {T:.3g})",
