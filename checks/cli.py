@@ -348,7 +348,8 @@ def _cmd_mutation(args):
                   f"({row['seconds']} s)", file=sys.stderr, flush=True)
 
     doc = generated_mutation_score(args.sample or 200, args.seed, args.jobs, not args.no_tests,
-                                   args.verify_seed, cb, map_progress=mcb, test_timeout=args.test_timeout)
+                                   args.verify_seed, cb, map_progress=mcb, test_timeout=args.test_timeout,
+                                   checkpoint=args.checkpoint)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(doc, fh, indent=1)
@@ -451,6 +452,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-tests", action="store_true", help="score verify alone (skip the tests stage)")
     sp.add_argument("--test-timeout", type=float, default=120.0,
                     help="seconds allowed to the test files of one surviving mutant (default 120)")
+    sp.add_argument("--checkpoint", metavar="PATH",
+                    help="JSON-lines file: each decided mutant is appended; an existing file for the same "
+                         "tree and seeds is resumed")
     sp.add_argument("--named", action="store_true", help="score the hand-written named faults instead")
     sp.add_argument("--faults", help="with --named: comma-separated fault ids (default: all)")
     sp.add_argument("--json", metavar="PATH", help="write the per-mutant results to PATH")

@@ -209,3 +209,35 @@ def test_claims_for_a_default_argument_are_those_running_the_function_body():
     cmap = {"claims": {"runs-body": {"seconds": 1.0, "lines": {m.path: [m.def_line + 2]}, "import_lines": {}},
                        "imports-only": {"seconds": 0.1, "lines": {}, "import_lines": {m.path: [m.def_line]}}}}
     assert claims_for(m, cmap, ROOT) == ["runs-body"]
+
+
+def test_a_checkpoint_resumes_and_refuses_another_tree(tmp_path, monkeypatch):
+    """A stopped run keeps its rows: rerun with the same checkpoint, decided mutants are not run
+    again; a checkpoint written for another tree or sample is a one-line input error."""
+    import json
+
+    import softmix.checks.mutation as M
+    from softmix.numerics.errors import InputError
+
+    calls = []
+
+    def fake_run(m, cmap, seed, tests, timeout, root=None):
+        calls.append(m.id)
+        return {"id": m.id, "status": "killed", "stage": "verify", "equivalence": None, "killed_by": ["x"]}
+
+    monkeypatch.setattr(M, "coverage_map", lambda *a, **k: {"hash": "h", "claims": {}})
+    monkeypatch.setattr(M, "run_mutant", fake_run)
+    ck = tmp_path / "ck.jsonl"
+    first = M.generated_mutation_score(4, seed=3, jobs=1, root=ROOT, checkpoint=ck)
+    assert len(calls) == 4 and first["resumed"] == 0 and first["score_verify"] == 1.0
+    lines = ck.read_text().splitlines()
+    assert json.loads(lines[0])["header"]["sample_seed"] == 3 and len(lines) == 5
+    ck.write_text("\n".join(lines[:3]) + "\n" + lines[3][:10])  # two rows kept, one cut off mid-line
+    calls.clear()
+    again = M.generated_mutation_score(4, seed=3, jobs=1, root=ROOT, checkpoint=ck)
+    assert len(calls) == 2 and again["resumed"] == 2
+    assert [r["id"] for r in again["mutants"]] == [r["id"] for r in first["mutants"]]
+    with pytest.raises(InputError, match="another tree or sample"):
+        M.generated_mutation_score(4, seed=4, jobs=1, root=ROOT, checkpoint=ck)
+    with pytest.raises(InputError, match="does not exist"):
+        M.generated_mutation_score(4, seed=3, jobs=1, root=ROOT, checkpoint=tmp_path / "no" / "ck.jsonl")
