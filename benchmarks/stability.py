@@ -17,22 +17,38 @@ import time
 from pathlib import Path
 
 
-def run(seeds, claims, workers):
+def _summary(rows):
+    return {"seeds": len(rows), "runs_with_a_refuted_claim": sum(bool(r["refuted"]) for r in rows),
+            "runs_with_a_surviving_control": sum(bool(r["controls_survived"]) for r in rows), "rows": rows}
+
+
+def run(seeds, claims, workers, json_path=None, keep=None):
+    """One ``softmix verify`` process per seed.  ``json_path`` is rewritten after every seed, so a
+    stopped record keeps the seeds it finished; ``keep`` (a folder) receives the full verify JSON
+    of every seed that refuted a claim or left a control standing, for diagnosis."""
     rows = []
     for s in seeds:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "v.json"
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "softmix", "verify", *claims, "--seed", str(s), "--quiet",
-                            "--workers", str(workers), "--json", str(out)], capture_output=True, text=True)
+            r = subprocess.run([sys.executable, "-m", "softmix", "verify", *claims, "--seed", str(s), "--quiet",
+                                "--workers", str(workers), "--json", str(out)], capture_output=True, text=True)
+            if not out.exists():
+                raise SystemExit(f"seed {s}: verify wrote no JSON (exit {r.returncode}): {r.stderr.strip()[-300:]}")
             doc = json.loads(out.read_text())
-        refuted = [c["id"] for c in doc["claims"] if c["verdict"] in ("refuted", "error")]
-        survived = [f"{c['id']}/{n['id']}" for c in doc["claims"] for n in c["negative_controls"] if not n["refuted"]]
+            refuted = [c["id"] for c in doc["claims"] if c["verdict"] in ("refuted", "error")]
+            survived = [f"{c['id']}/{n['id']}" for c in doc["claims"] for n in c["negative_controls"]
+                        if not n["refuted"]]
+            if keep and (refuted or survived):
+                Path(keep).mkdir(parents=True, exist_ok=True)
+                (Path(keep) / f"seed-{s}.json").write_text(out.read_text())
         inconclusive = [c["id"] for c in doc["claims"] if c["verdict"] == "inconclusive"]
         rows.append({"seed": s, "refuted": refuted, "controls_survived": survived, "inconclusive": inconclusive,
-                     "seconds": round(time.perf_counter() - t0, 1)})
+                     "claims": len(doc["claims"]), "seconds": round(time.perf_counter() - t0, 1)})
         print(f"seed {s}: refuted {refuted or '-'}; controls survived {survived or '-'}; "
               f"inconclusive {inconclusive or '-'} ({rows[-1]['seconds']} s)", flush=True)
+        if json_path:
+            Path(json_path).write_text(json.dumps(_summary(rows), indent=1))
     return rows
 
 
@@ -42,14 +58,12 @@ def main(argv=None):
     p.add_argument("--first-seed", type=int, default=1)
     p.add_argument("--claims", nargs="*", default=[])
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--json")
+    p.add_argument("--json", help="summary file, rewritten after every seed")
+    p.add_argument("--keep", metavar="DIR", help="save the full verify JSON of every seed with a failure here")
     a = p.parse_args(argv)
-    rows = run(range(a.first_seed, a.first_seed + a.seeds), a.claims, a.workers)
-    summary = {"seeds": len(rows), "runs_with_a_refuted_claim": sum(bool(r["refuted"]) for r in rows),
-               "runs_with_a_surviving_control": sum(bool(r["controls_survived"]) for r in rows), "rows": rows}
+    rows = run(range(a.first_seed, a.first_seed + a.seeds), a.claims, a.workers, a.json, a.keep)
+    summary = _summary(rows)
     print(json.dumps({k: v for k, v in summary.items() if k != "rows"}))
-    if a.json:
-        Path(a.json).write_text(json.dumps(summary, indent=1))
     return 0
 
 
