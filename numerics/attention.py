@@ -22,7 +22,7 @@ from .mixture import GaussianMixture
 from .precision import to_mpf, workdps
 
 __all__ = ["softmax_attention", "linear_attention", "gates", "log_gates", "tilted_moments",
-           "softmax_attention_mp", "linear_attention_mp", "gates_mp", "cgf", "cgf_mp",
+           "softmax_attention_mp", "linear_attention_mp", "gates_mp", "cgf",
            "check_params", "second_moment"]
 
 
@@ -179,13 +179,6 @@ def _softmax_mp(scores):
     e = [mpm.exp(s - mx) for s in scores]
     tot = mpm.fsum(e)
     return [x / tot for x in e]
-
-
-def cgf_mp(mix: GaussianMixture, a, dps: int = 50):
-    with workdps(dps):
-        s, _ = _scores_grads_mp(mix, _mpvec(a))
-        mx = max(s)
-        return mx + mpm.log(mpm.fsum(mpm.exp(x - mx) for x in s))
 
 
 def gates_mp(mix: GaussianMixture, U, z, dps: int = 50):

@@ -16,7 +16,7 @@ from .errors import InputError
 from .mixture import GaussianMixture, psd_sqrt
 from .precision import workdps
 
-__all__ = ["finite_prompt_attention", "sample_tokens", "projected_law", "sample_projected",
+__all__ = ["finite_prompt_attention", "sample_tokens", "projected_law",
            "simulate_outputs", "finite_prompt_constants", "finite_prompt_constants_mp",
            "NORMALS_PER_TOKEN", "normals_per_token", "simulate_outputs_batched", "StreamingAttention",
            "finite_prompt_attention_stream", "iter_token_chunks"]
@@ -172,19 +172,6 @@ class _ProjectedEngine:
         M = fm.max(axis=0)
         f = np.exp(fm - M[None, :])
         return M, (f * fS).sum(axis=0), np.einsum("kr,pkr->rp", f, fY)
-
-
-def sample_projected(mix: GaussianMixture, a, V, n: int, rng: np.random.Generator, R: int = 1):
-    """Exact low-dimensional sampler: (scores (R, n), values (R, n, p)) with the same joint law as
-    (<a, z_i>, V z_i) for i.i.d. tokens z_i ~ mix, at a cost independent of D."""
-    w, means, roots = projected_law(mix, np.asarray(a, float), np.asarray(V, float))
-    q = means.shape[1]
-    cw = np.cumsum(w)
-    cw[-1] = 1.0
-    lab = np.searchsorted(cw, rng.random((R, n)), side="right")
-    xi = rng.standard_normal((R, n, q))
-    out = means[lab] + np.einsum("rnij,rnj->rni", roots[lab], xi)
-    return out[..., 0], out[..., 1:]
 
 
 #: tokens (replicates x tokens) per chunk of the projected engine: a few MB per array

@@ -27,10 +27,10 @@ from .mixture import parse_number
 from .precision import to_mpf, workdps
 from .quadrature import normal_rule
 
-__all__ = ["LDAProblem", "C1", "C2", "theta_size", "zeta_size", "pack_theta", "unpack_theta",
+__all__ = ["LDAProblem", "C1", "C2", "theta_size", "pack_theta", "unpack_theta",
            "phi", "dphi", "eff_risk", "risk_theta", "grad_theta", "hess_theta", "bayes_risk",
-           "bayes_zeta", "gradient_descent", "gradient_flow_rk4", "sgd_attention", "dist_E1", "dist_E2",
-           "effective_distance", "construct_theta1", "construct_theta2", "finite_prompt_predictor"]
+           "bayes_zeta", "gradient_descent", "sgd_attention", "dist_E1", "dist_E2", "construct_theta1",
+           "construct_theta2", "finite_prompt_predictor"]
 
 C1 = {"m1": [1, 0], "m_1": [0, 1], "Gamma": [[1, 0], [0, 1]], "pi_plus": "0.6"}
 C2 = {"m1": [1] + [0] * 19, "m_1": [-1] + [0] * 19,
@@ -158,10 +158,6 @@ def _bad(msg):
 # ---- parameter maps ---------------------------------------------------------------------------
 def theta_size(d):
     return d * d + 2 * d + 1
-
-
-def zeta_size(d):
-    return 2 * d + 2
 
 
 def unpack_theta(theta, d):
@@ -426,10 +422,6 @@ def dist_E2(prob, zeta):
                          + np.sum(zeta[d + 2:] ** 2)))
 
 
-def effective_distance(prob, zeta):
-    return min(dist_E1(prob, zeta), dist_E2(prob, zeta))
-
-
 # ---- constructions ----------------------------------------------------------------------------
 def construct_theta1(prob, u12=None):
     """A point of Theta1 (r = 0) with s != 0 generically (reconstruction of Table 3, row 1):
@@ -500,11 +492,6 @@ def rk4(f, th0, T, h, dps=None, record_every=1):
             if k % record_every == 0 or k == steps:
                 out.append((k * float(h), th.copy()))
     return out
-
-
-def gradient_flow_rk4(prob, theta0, T, h, n=40, dps=None, record_every=1):
-    """RK4 for the gradient flow theta' = -grad R(theta) (:func:`rk4`)."""
-    return rk4(lambda x: -grad_theta(prob, x, n, dps)[1], theta0, T, h, dps, record_every)
 
 
 def sample(prob, rng, N):

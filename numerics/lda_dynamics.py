@@ -22,7 +22,7 @@ from .precision import to_mpf, workdps
 
 __all__ = ["sym_vec", "sym_mat", "krylov_matrix", "krylov_projector", "projector_numeric", "tk_parts",
            "random_tk_point", "balance", "factor_mass", "dphi_T_apply", "grad_theta_fast", "rk4",
-           "sgd_fast", "fit_exp_rate", "theta2_table3", "cayley_orthogonal"]
+           "sgd_fast", "fit_exp_rate", "cayley_orthogonal"]
 
 
 # ---- exact Krylov space ---------------------------------------------------------------------------
@@ -194,12 +194,6 @@ def fit_exp_rate(t, y, alpha=1e-3):
     tot = float(((ly - ly.mean()) ** 2).sum())
     return {"rate": rate, "se": se, "ci": [rate - q * se, rate + q * se],
             "r2": (1 - float(res @ res) / tot) if tot > 0 else 0.0, "points": n}
-
-
-def theta2_table3(prob):
-    """Table 3 row theta^(2) read with eq. (7): U11 = I, u12 = -dm/2, v21 = Gamma^{-1} w*,
-    v22 = (v21^T m_-1 + pi v21^T dm - b*)/(1 - 2 pi)  (= numerics.lda.construct_theta2)."""
-    return N.construct_theta2(prob)
 
 
 def cayley_orthogonal(A: sp.Matrix) -> sp.Matrix:

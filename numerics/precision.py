@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import mpmath as mpm
 
-__all__ = ["workdps", "to_fraction", "to_mpf", "mp_matrix", "tolerance_for", "fmt_mp"]
+__all__ = ["workdps", "to_fraction", "to_mpf", "fmt_mp"]
 
 
 @contextmanager
@@ -52,15 +52,6 @@ def to_mpf(x):
     except (ValueError, ArithmeticError, TypeError) as e:
         raise InputError(f"not a finite number: {x!r}") from None
     return mpm.mpf(f.numerator) / f.denominator
-
-
-def mp_matrix(rows) -> "mpm.matrix":
-    return mpm.matrix([[to_mpf(v) for v in r] for r in rows])
-
-
-def tolerance_for(dps: int, guard: int = 8, scale=1):
-    """Residual tolerance fixed by the working precision: scale * 10^(guard - dps)."""
-    return mpm.mpf(10) ** (guard - int(dps)) * max(mpm.mpf(1), abs(mpm.mpf(scale)))
 
 
 def fmt_mp(x, digits: int) -> str:

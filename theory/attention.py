@@ -17,10 +17,10 @@ __all__ = [
     "tilt_symbols", "gate_scores", "gates", "softmax_attention_derived", "softmax_attention_stated",
     "shared_covariance_stated", "gaussian_attention_stated", "second_moment_derived",
     "linear_attention_derived", "linear_attention_stated", "normalized_attention_atomic",
-    "prop_a1_stated_atomic", "multi_head", "residual", "tilted_covariance_derived",
+    "prop_a1_stated_atomic", "residual", "tilted_covariance_derived",
     "tilted_covariance_stated", "component_kernel", "prop_2_1_derivation",
     "prop_2_1_shared_derivation", "bb_lemma_2_1_derivation", "linear_fixed_proportions_derivation",
-    "prop_a1_derivation", "jacobian_derivation",
+    "prop_a1_derivation",
 ]
 
 
@@ -154,14 +154,6 @@ def prop_a1_stated_atomic(components, pis):
     return out
 
 
-def multi_head(outputs) -> sp.Matrix:
-    """Sum of head outputs (multi-head attention without output map)."""
-    out = outputs[0]
-    for o in outputs[1:]:
-        out = out + o
-    return out
-
-
 def residual(z: sp.Matrix, head_output: sp.Matrix) -> sp.Matrix:
     """T^res[mu](z) = z + T[mu](z)  (Sec. 4.4)."""
     return z + head_output
@@ -246,13 +238,3 @@ def prop_a1_derivation(K: int = 2, atoms_per_component: int = 2, D: int = 2) -> 
     )
 
 
-def jacobian_derivation(K: int = 2, D: int = 2) -> Derivation:
-    """Jacobian of T in z equals V grad^2 Lambda(U z) U, with grad^2 Lambda a tilted covariance."""
-    mix = symbolic_mixture(K, D)
-    U, V, z = _uvz(D)
-    T = softmax_attention_stated(mix, U, V, z)
-    J = T.jacobian(z)
-    a = tilt_symbols(D)
-    stated = V * tilted_covariance_stated(mix, a).subs(dict(zip(a, U * z)), simultaneous=True) * U
-    return Derivation(name=f"Jacobian of T, K={K}, D={D}", source="Sec. 2 / App. A.1 (differentiating eq. (2))",
-                      derived=J, stated=stated, assumptions=("G_k symmetric PSD",))

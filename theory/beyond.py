@@ -26,7 +26,7 @@ from .mixtures import (SymbolicMixture, cgf, gradient, hessian, matrix_symbols, 
                        vector_symbols)
 
 __all__ = [
-    "std_normal_expectation_1d", "gauss_exp_quadratic_1d_derivation", "gauss_exp_quadratic_poly_1d_derivation",
+    "std_normal_expectation_1d", "gauss_exp_quadratic_1d_derivation",
     "gauss_exp_quadratic_2d_derivation", "gauss_exp_quadratic_poly_derivation",
     "per_query_constant_gaussian_derivation", "query_averaged_constant_1d_derivation",
     "query_averaged_constant_stated", "l1_error_derivation", "l1_bound_value",
@@ -58,16 +58,6 @@ def gauss_exp_quadratic_1d_derivation() -> Derivation:
     derived = std_normal_expectation_1d(sp.exp(t * x**2), x)
     return Derivation("E exp(t X^2), X ~ N(0,1), t = 1/2 - s < 1/2", "fp-query-averaged-rate (derived here)",
                       sp.simplify(derived), (1 - 2 * t) ** -HALF, ("s = 1/2 - t > 0",))
-
-
-def gauss_exp_quadratic_poly_1d_derivation() -> Derivation:
-    """E X^2 exp(t X^2) = (1 - 2t)^(-3/2) for t < 1/2."""
-    x = sp.Symbol("x", real=True)
-    s = sp.Symbol("s", positive=True)
-    t = HALF - s
-    derived = std_normal_expectation_1d(x**2 * sp.exp(t * x**2), x)
-    return Derivation("E X^2 exp(t X^2), X ~ N(0,1)", "fp-query-averaged-rate (derived here)",
-                      sp.simplify(derived), (1 - 2 * t) ** (-3 * HALF), ("s = 1/2 - t > 0",))
 
 
 def gauss_exp_quadratic_2d_derivation() -> Derivation:
