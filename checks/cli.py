@@ -349,7 +349,7 @@ def _cmd_mutation(args):
 
     doc = generated_mutation_score(args.sample or 200, args.seed, args.jobs, not args.no_tests,
                                    args.verify_seed, cb, map_progress=mcb, test_timeout=args.test_timeout,
-                                   checkpoint=args.checkpoint)
+                                   checkpoint=args.checkpoint, test_selection=args.test_selection)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(doc, fh, indent=1)
@@ -452,6 +452,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-tests", action="store_true", help="score verify alone (skip the tests stage)")
     sp.add_argument("--test-timeout", type=float, default=120.0,
                     help="seconds allowed to the test files of one surviving mutant (default 120)")
+    sp.add_argument("--test-selection", choices=("lines", "files"), default="lines",
+                    help="tests run on a mutant that survives verify: those that execute its line "
+                         "(a per-test coverage map, default) or the files that import its module")
     sp.add_argument("--checkpoint", metavar="PATH",
                     help="JSON-lines file: each decided mutant is appended; an existing file for the same "
                          "tree and seeds is resumed")

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Fault", "FAULTS", "apply_fault", "run_fault", "mutation_score", "coverage_map", "claims_for",
-           "module_test_files", "run_mutant", "summarize", "generated_mutation_score"]
+           "test_map", "tests_for", "module_test_files", "run_mutant", "summarize", "generated_mutation_score"]
 
 #: the source checkout this module lives in (``checks/`` is one level below it)
 ROOT = Path(__file__).resolve().parent.parent
@@ -197,9 +197,22 @@ def apply_fault(fault: Fault, root: Path) -> None:
     p.write_text(text.replace(fault.old, fault.new))
 
 
+#: copied beside the packages when present, so that tests reading examples or the README behave
+#: in a patched copy as they do in the checkout
+_EXTRA_DIRS = ("examples", "docs", "benchmarks")
+_EXTRA_FILES = ("README.md", "pyproject.toml")
+
+
 def _copy_tree(dst: Path, root: Path | None = None) -> None:
+    root = root or ROOT
     for pkg in _TREE:
-        shutil.copytree((root or ROOT) / pkg, dst / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(root / pkg, dst / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    for d in _EXTRA_DIRS:
+        if (root / d).is_dir():
+            shutil.copytree(root / d, dst / d, ignore=shutil.ignore_patterns("__pycache__"))
+    for f in _EXTRA_FILES:
+        if (root / f).is_file():
+            shutil.copy2(root / f, dst / f)
 
 
 NULL_FAULT = Fault("null", "theory/mixtures.py", "def cgf(", "def cgf(", "no change (the clean tree)", ("prop-2.1-shared",))
@@ -320,6 +333,86 @@ def coverage_map(seed: int = DEFAULT_SEED, jobs: int = 2, root: Path | None = No
     return doc
 
 
+#: test files not mapped per test: they run every claim through ``softmix verify`` in subprocesses
+#: (which coverage does not follow), i.e. exactly what the verify stage has already run
+_TESTMAP_SKIP = ("test_registry_claims_",)
+
+
+def _tests_hash(root: Path) -> str:
+    import hashlib
+
+    from .mutants import sources_hash
+
+    h = hashlib.sha1(sources_hash(root).encode())
+    for p in sorted((root / "tests").rglob("*.py")):
+        if "__pycache__" not in p.parts:
+            h.update(p.relative_to(root).as_posix().encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool = False, progress=None,
+             timeout: float = 5400) -> dict:
+    """Which test executes which line of ``theory/`` and ``numerics/``: the test files run under
+    coverage.py in a clean copy of the tree (the same layout a mutant gets), the dynamic context
+    switched to each test's node id at its setup.  ``{"hash", "lines": {path: {line: [node ids]}},
+    "failed": [node ids that fail on the clean copy: never used to kill a mutant]}``, cached under
+    a hash of the sources and the tests.  Files are split over ``jobs`` processes."""
+    root = Path(root or require_source_checkout())
+    key = _tests_hash(root)
+    path = root / CACHE / f"test-map-{key[:16]}.json"
+    if files is None and path.exists() and not refresh:
+        return json.loads(path.read_text())
+    names = sorted(p.relative_to(root).as_posix() for p in (root / "tests").glob("test_*.py")
+                   if not p.name.startswith(_TESTMAP_SKIP)) if files is None else list(files)
+    groups = [names[i::max(1, jobs)] for i in range(max(1, jobs))]
+    groups = [g for g in groups if g]
+
+    def one(group):
+        with tempfile.TemporaryDirectory(prefix="softmix-tmap-") as tmp:
+            tmp = Path(tmp)
+            _copy_tree(tmp, root)
+            spec, out = tmp / "spec.json", tmp / "out.json"
+            spec.write_text(json.dumps({"mode": "testmap", "root": str(tmp), "files": group}))
+            r = _driver([str(spec), str(out)], tmp, timeout, cwd=tmp)
+            if not out.exists():
+                raise RuntimeError(f"test map of {group} failed (exit {r.returncode}): {r.stderr.strip()[-400:]}")
+            return json.loads(out.read_text())
+
+    lines, failed, seconds = {}, [], {}
+    for i, (g, res) in enumerate(_parallel(one, groups, jobs)):
+        for f, by in res["lines"].items():
+            dst = lines.setdefault(f, {})
+            for ln, ids in by.items():
+                dst.setdefault(ln, []).extend(ids)
+        failed += res["failed"]
+        seconds.update(res["seconds"])
+        if progress:
+            progress(i + 1, len(groups), g)
+    doc = {"hash": key, "files": names, "lines": {f: {ln: sorted(set(v)) for ln, v in by.items()}
+                                                 for f, by in lines.items()},
+           "failed": sorted(failed), "seconds": seconds}
+    if files is None:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(doc))
+    return doc
+
+
+def tests_for(m, tmap: dict, root: Path | None = None) -> list[str]:
+    """Node ids of the tests that execute mutant ``m``'s statement (for a ``def`` line: its body;
+    at module level: any line of the module), fastest first, clean failures left out."""
+    by = tmap["lines"].get(m.path, {})
+    bad = set(tmap.get("failed", ()))
+    ids = set(by.get(str(m.stmt_line), ()))
+    if not ids and m.stmt_line == m.def_line and m.def_line:
+        nxt = _next_def_line(m, root)
+        ids = {t for ln, ts in by.items() if m.def_line < int(ln) < nxt for t in ts}
+    if not ids and not m.function:
+        ids = {t for ts in by.values() for t in ts}
+    secs = tmap.get("seconds", {})
+    return sorted(ids - bad, key=lambda t: (secs.get(t, 0.0), t))
+
+
 def claims_for(m, cmap: dict, root: Path | None = None) -> list[str]:
     """Ids of the claims that execute mutant ``m``'s line, cheapest (clean seconds) first."""
     recs = cmap["claims"]
@@ -356,10 +449,12 @@ def module_test_files(path: str, root: Path | None = None) -> list[str]:
                   if any(r.search(p.read_text()) for r in pats))
 
 
-def _run_tests(tmp: Path, files: list[str], timeout: float) -> tuple[str, list[str]]:
-    """('killed'|'survived'|'timeout', why) for pytest on ``files`` in the patched copy."""
+def _run_tests(tmp: Path, files: list[str], timeout: float, none_why: str = "no test file imports the module"
+               ) -> tuple[str, list[str]]:
+    """('killed'|'survived'|'timeout', why) for pytest on ``files`` (paths or node ids) in the
+    patched copy."""
     if not files:
-        return "survived", ["no test file imports the module"]
+        return "survived", [none_why]
     code = ("import sys; sys.path.insert(0, %r); import pytest; "
             "sys.exit(pytest.main(['-o', 'addopts=', '-q', '-x', '-p', 'no:cacheprovider', '-m', 'not slow', "
             "*sys.argv[1:]]))"
@@ -377,8 +472,10 @@ def _run_tests(tmp: Path, files: list[str], timeout: float) -> tuple[str, list[s
 
 
 def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test_timeout: float = 120,
-               root: Path | None = None) -> dict:
-    """Run one generated mutant through verify (and, if it survives, the tests): its JSON row."""
+               root: Path | None = None, tmap: dict | None = None) -> dict:
+    """Run one generated mutant through verify (and, if it survives, the tests): its JSON row.
+    With a test map (:func:`test_map`) the tests stage runs the tests that execute the mutated
+    line; without one, the test files that import the mutated module."""
     from .mutants import apply_mutant
 
     root = Path(root or ROOT)
@@ -431,7 +528,12 @@ def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test
                                       f"{res['diff']['compared']} call(s) of {m.function} unchanged at 40 digits")
             row["status"] = "equivalent" if eq else "survived"
             if tests:
-                st, why = _run_tests(tmp, module_test_files(m.path, root), test_timeout)
+                if tmap is not None:
+                    sel = tests_for(m, tmap, root)
+                    row["tests_selected"] = len(sel)
+                    st, why = _run_tests(tmp, sel, test_timeout, "no test executes the line")
+                else:
+                    st, why = _run_tests(tmp, module_test_files(m.path, root), test_timeout)
                 row["tests"] = st
                 if st == "killed":
                     row.update(status="killed", stage="tests", killed_by=why)
@@ -491,20 +593,26 @@ def _load_checkpoint(path: Path, header: dict) -> dict:
 
 def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 2, tests: bool = True,
                              verify_seed: int = DEFAULT_SEED, progress=None, root: Path | None = None,
-                             map_progress=None, test_timeout: float = 120, checkpoint: Path | None = None) -> dict:
+                             map_progress=None, test_timeout: float = 120, checkpoint: Path | None = None,
+                             test_selection: str = "lines") -> dict:
     """Sample ``sample`` generated mutants with ``seed`` and score them (see the module docstring).
     ``verify_seed`` is the seed of the claims' runs (the coverage map is recorded with it).
 
     ``checkpoint``: a JSON-lines file that receives each mutant's row as soon as it is decided;
     rows already in it (from a run with the same sources, seeds and test settings) are reused, so
-    a stopped run resumes where it stopped and its partial result is never lost."""
+    a stopped run resumes where it stopped and its partial result is never lost.
+
+    ``test_selection``: ``"lines"`` (default) runs, for a mutant that survives verify, the tests
+    that execute its line (:func:`test_map`); ``"files"`` the test files that import its module."""
     from softmix.numerics.errors import InputError
 
     from .mutants import generate_mutants, sample_mutants, sources_hash
 
     root = Path(root or require_source_checkout())
+    if test_selection not in ("lines", "files"):
+        raise InputError(f"test selection must be 'lines' or 'files', got {test_selection!r}")
     header = {"sources_hash": sources_hash(root), "sample_seed": seed, "verify_seed": verify_seed,
-              "tests": tests, "test_timeout": test_timeout}
+              "tests": tests, "test_timeout": test_timeout, "test_selection": test_selection}
     done = {}
     if checkpoint is not None:  # checked before any work: a wrong file is a one-line input error
         checkpoint = Path(checkpoint)
@@ -514,6 +622,7 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     population = generate_mutants(root)
     chosen = sample_mutants(population, sample, seed, root)
     cmap = coverage_map(verify_seed, jobs, root, progress=map_progress)
+    tmap = test_map(jobs, root) if tests and test_selection == "lines" else None
     import resource
 
     wanted = {m.id for m in chosen}
@@ -523,8 +632,8 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     todo = [m for m in chosen if m.id not in rows]
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    for i, (m, row) in enumerate(_parallel(lambda m: run_mutant(m, cmap, verify_seed, tests, test_timeout, root=root),
-                                           todo, jobs)):
+    for i, (m, row) in enumerate(_parallel(lambda m: run_mutant(m, cmap, verify_seed, tests, test_timeout, root=root,
+                                                                tmap=tmap), todo, jobs)):
         rows[m.id] = row
         if checkpoint is not None:
             with open(checkpoint, "a") as fh:
@@ -535,6 +644,7 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     return {"cpu_seconds": round(cpu, 1), "kind": "generated", "population": len(population), "sample": len(chosen), "sample_seed": seed,
-            "verify_seed": verify_seed, "jobs": jobs, "test_timeout": test_timeout, "sources_hash": cmap["hash"],
+            "verify_seed": verify_seed, "jobs": jobs, "test_timeout": test_timeout, "test_selection": test_selection,
+            "tests_hash": tmap["hash"] if tmap else None, "sources_hash": cmap["hash"],
             "wall_seconds": round(time.perf_counter() - t0, 1), "resumed": len(chosen) - len(todo),
             **summarize(out), "mutants": out}

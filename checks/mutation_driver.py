@@ -5,6 +5,8 @@ Two modes, each reading a JSON spec and writing a JSON result:
 ``record``  (clean tree) run one claim under coverage.py with the dynamic context set to the
             claim id; write the lines of ``theory/`` and ``numerics/`` it executed, the lines
             executed at import (context ``""``), its verdicts and a digest of its full evidence.
+``testmap`` (clean copy) run test files under coverage.py with the context set to each test's
+            node id: which tests execute which lines (for the tests stage).
 ``mutant``  (patched copy) run the claims that execute the mutated line, cheapest first,
             stopping at the first kill; while they run, the mutated function is shadowed by a
             *differential wrapper* that also calls the clean function (loaded from the clean
@@ -271,6 +273,45 @@ def _record(spec: dict) -> dict:
             "digest": evidence_digest(res)}
 
 
+def _testmap(spec: dict) -> dict:
+    """Run the named test files under coverage.py with the dynamic context set to each test's node
+    id (switched at its setup, so fixtures it triggers count for it); lines of ``theory/`` and
+    ``numerics/`` per test, the tests that failed, and each test's seconds."""
+    import coverage
+    import pytest
+
+    root = Path(spec["root"])
+    cov = coverage.Coverage(data_file=None, branch=False, config_file=False,
+                            include=[str(root / d / "*.py") for d in ("theory", "numerics")])
+    failed, seconds, t0 = [], {}, {}
+
+    class _PerTest:
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtest_setup(self, item):
+            cov.switch_context(item.nodeid)
+            t0[item.nodeid] = time.perf_counter()
+
+        def pytest_runtest_logreport(self, report):
+            if report.failed:
+                failed.append(report.nodeid)
+            if report.when == "teardown" and report.nodeid in t0:
+                seconds[report.nodeid] = round(time.perf_counter() - t0.pop(report.nodeid), 3)
+
+    cov.start()
+    pytest.main(["-o", "addopts=", "-q", "-p", "no:cacheprovider", "-m", "not slow", *spec["files"]],
+                plugins=[_PerTest()])
+    cov.stop()
+    data = cov.get_data()
+    lines = {}
+    for f in data.measured_files():
+        rel = Path(f).resolve().relative_to(root.resolve()).as_posix()
+        by = {str(ln): sorted(c for c in ctx if c) for ln, ctx in data.contexts_by_lineno(f).items()}
+        by = {ln: c for ln, c in by.items() if c}
+        if by:
+            lines[rel] = by
+    return {"files": spec["files"], "lines": lines, "failed": sorted(set(failed)), "seconds": seconds}
+
+
 def _mutant(spec: dict) -> dict:
     root = Path(spec["root"])
     out = {"killed_by": [], "claims_run": [], "evidence_identical": True,
@@ -310,7 +351,7 @@ def _mutant(spec: dict) -> dict:
 def main(argv) -> int:
     spec_path, out_path = argv
     spec = json.loads(Path(spec_path).read_text())
-    res = _record(spec) if spec["mode"] == "record" else _mutant(spec)
+    res = {"record": _record, "testmap": _testmap, "mutant": _mutant}[spec["mode"]](spec)
     Path(out_path).write_text(json.dumps(res))
     return 0
 

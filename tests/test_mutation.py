@@ -221,23 +221,57 @@ def test_a_checkpoint_resumes_and_refuses_another_tree(tmp_path, monkeypatch):
 
     calls = []
 
-    def fake_run(m, cmap, seed, tests, timeout, root=None):
+    def fake_run(m, cmap, seed, tests, timeout, root=None, tmap=None):
         calls.append(m.id)
         return {"id": m.id, "status": "killed", "stage": "verify", "equivalence": None, "killed_by": ["x"]}
 
     monkeypatch.setattr(M, "coverage_map", lambda *a, **k: {"hash": "h", "claims": {}})
     monkeypatch.setattr(M, "run_mutant", fake_run)
+    monkeypatch.setattr(M, "test_map", lambda *a, **k: {"hash": "t", "lines": {}, "failed": []})
+    import shutil
+
+    root = tmp_path / "tree"  # a frozen copy: the header holds the sources' hash
+    for d in ("softmix", "theory", "numerics", "checks"):
+        shutil.copytree(ROOT / d, root / d, ignore=shutil.ignore_patterns("__pycache__"))
     ck = tmp_path / "ck.jsonl"
-    first = M.generated_mutation_score(4, seed=3, jobs=1, root=ROOT, checkpoint=ck)
+    first = M.generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=ck)
     assert len(calls) == 4 and first["resumed"] == 0 and first["score_verify"] == 1.0
     lines = ck.read_text().splitlines()
     assert json.loads(lines[0])["header"]["sample_seed"] == 3 and len(lines) == 5
     ck.write_text("\n".join(lines[:3]) + "\n" + lines[3][:10])  # two rows kept, one cut off mid-line
     calls.clear()
-    again = M.generated_mutation_score(4, seed=3, jobs=1, root=ROOT, checkpoint=ck)
+    again = M.generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=ck)
     assert len(calls) == 2 and again["resumed"] == 2
     assert [r["id"] for r in again["mutants"]] == [r["id"] for r in first["mutants"]]
     with pytest.raises(InputError, match="another tree or sample"):
-        M.generated_mutation_score(4, seed=4, jobs=1, root=ROOT, checkpoint=ck)
+        M.generated_mutation_score(4, seed=4, jobs=1, root=root, checkpoint=ck)
     with pytest.raises(InputError, match="does not exist"):
-        M.generated_mutation_score(4, seed=3, jobs=1, root=ROOT, checkpoint=tmp_path / "no" / "ck.jsonl")
+        M.generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=tmp_path / "no" / "ck.jsonl")
+
+
+def test_the_test_map_names_the_tests_that_run_a_line(tmp_path):
+    """The per-test coverage map: a line is mapped to exactly the tests that execute it, a test
+    that fails on the clean tree is never selected, and a mutant of that line selects the test."""
+    import shutil
+
+    import softmix.checks.mutation as M
+
+    for d in ("softmix", "theory", "numerics", "checks"):
+        shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_tiny.py").write_text(
+        "from fractions import Fraction\n"
+        "from softmix.numerics.precision import to_fraction\n\n"
+        "def test_string():\n    assert to_fraction('0.25') == Fraction(1, 4)\n\n"
+        "def test_int():\n    assert to_fraction(3) == 3\n\n"
+        "def test_broken():\n    assert to_fraction(2) == 5\n")
+    tmap = M.test_map(jobs=1, root=tmp_path, files=["tests/test_tiny.py"])
+    src = (tmp_path / "numerics" / "precision.py").read_text().splitlines()
+    line_str = 1 + next(i for i, s in enumerate(src) if "Fraction(Decimal(x.strip()))" in s)
+    line_int = 1 + next(i for i, s in enumerate(src) if s.strip() == "return Fraction(x)")
+    by = tmap["lines"]["numerics/precision.py"]
+    assert by[str(line_str)] == ["tests/test_tiny.py::test_string"]
+    assert set(by[str(line_int)]) == {"tests/test_tiny.py::test_int", "tests/test_tiny.py::test_broken"}
+    assert tmap["failed"] == ["tests/test_tiny.py::test_broken"]
+    m = Mutant("numerics/precision.py", line_int, 0, line_int, 1, "sign", "a", "(b)", line_int, "to_fraction", 20)
+    assert M.tests_for(m, tmap, tmp_path) == ["tests/test_tiny.py::test_int"]
