@@ -30,7 +30,7 @@ from .quadrature import normal_rule
 __all__ = ["LDAProblem", "C1", "C2", "theta_size", "pack_theta", "unpack_theta",
            "phi", "dphi", "eff_risk", "risk_theta", "grad_theta", "hess_theta", "bayes_risk",
            "bayes_zeta", "gradient_descent", "sgd_attention", "dist_E1", "dist_E2", "construct_theta1",
-           "construct_theta2", "finite_prompt_predictor"]
+           "construct_theta2"]
 
 C1 = {"m1": [1, 0], "m_1": [0, 1], "Gamma": [[1, 0], [0, 1]], "pi_plus": "0.6"}
 C2 = {"m1": [1] + [0] * 19, "m_1": [-1] + [0] * 19,
@@ -461,7 +461,7 @@ def construct_theta2(prob):
 
 
 # ---- dynamics ---------------------------------------------------------------------------------
-def gradient_descent(prob, theta0, step, steps, n=40, record_every=1, callback=None):
+def gradient_descent(prob, theta0, step, steps, n=40, record_every=1):
     """Population GD on R(theta) (float64 GH).  Returns list of (k, theta, R)."""
     th = np.array(theta0, float)
     out = []
@@ -469,8 +469,6 @@ def gradient_descent(prob, theta0, step, steps, n=40, record_every=1, callback=N
         R, g = grad_theta(prob, th, n)
         if k % record_every == 0 or k == steps:
             out.append((k, th.copy(), float(R)))
-            if callback:
-                callback(k, th, R)
         th = th - step * g
     return out
 
@@ -510,7 +508,9 @@ def f_theta_batch(prob, theta, X):
 
 def sgd_attention(prob, theta0, step, steps, batch, rng, eval_every, n=32):
     """Online SGD on the logistic loss of f_theta (the infinite-prompt attention predictor) with
-    fresh samples each step; population risk by GH every ``eval_every`` steps."""
+    fresh samples each step; population risk by GH every ``eval_every`` steps.  The reference
+    implementation (the dense Jacobian DPhi of Lemma B.14 applied to the effective batch gradient):
+    fig-5 decides numerics.lda_dynamics.sgd_fast against it step by step on the same stream."""
     th = np.array(theta0, float)
     d = prob.d
     s0 = prob.arrays()[5]
@@ -531,14 +531,3 @@ def sgd_attention(prob, theta0, step, steps, batch, rng, eval_every, n=32):
         th = th - step * (dphi(prob, th).T @ ge)
     return th, curve
 
-
-def finite_prompt_predictor(prob, theta, X, tokens_X, tokens_Y):
-    """Softmax attention over a finite prompt of L tokens, queried at (x, 0): last coordinate.
-    Uses the eq. (12) blocks: <U z, z'> = x^T U11 x' + x^T u12 y' (query y = 0)."""
-    d = prob.d
-    U, u, v, v22 = unpack_theta(theta, d)
-    sc = X @ U @ tokens_X.T + np.outer(X @ u, tokens_Y)  # (N, L)
-    sc = sc - sc.max(axis=1, keepdims=True)
-    A = np.exp(sc)
-    A /= A.sum(axis=1, keepdims=True)
-    return A @ (tokens_X @ v + v22 * tokens_Y)

@@ -49,11 +49,9 @@ def krylov_matrix(G: sp.Matrix, m: sp.Matrix) -> sp.Matrix:
 
 
 def krylov_projector(G: sp.Matrix, m: sp.Matrix):
-    """(P_K exact rational orthogonal projector, dim K)."""
-    B = krylov_matrix(G, m).columnspace()
-    if not B:
-        return sp.zeros(G.shape[0]), 0
-    B = sp.Matrix.hstack(*B)
+    """(P_K exact rational orthogonal projector, dim K); m != 0 (so dim K >= 1: in the LDA setting
+    m = m1 = -m_-1 and m1 != m_-1)."""
+    B = sp.Matrix.hstack(*krylov_matrix(G, m).columnspace())
     return B * (B.T * B).inv() * B.T, B.shape[1]
 
 
@@ -80,13 +78,13 @@ def tk_parts(theta, d, PK):
     return parts, (mpm.sqrt(tot) if isinstance(tot, mpm.mpf) else float(np.sqrt(tot)))
 
 
-def random_tk_point(rng, PKsym: sp.Matrix, d: int, u_scale=(1, 4), v_den=2, U_zero=False):
+def random_tk_point(rng, PKsym: sp.Matrix, d: int, u_scale=(1, 4), v_den=2):
     """Exact rational point of T_K: U11 = A (I - P_K), v21 = (I - P_K) z, u12 = 0, v22 = 0.
     Returns the flat theta as a list of sympy Rationals."""
     Q = sp.eye(d) - PKsym
     A = sp.Matrix(d, d, lambda i, j: sp.Rational(int(rng.integers(-4, 5)), int(rng.integers(*u_scale)) + 3))
     z = sp.Matrix([sp.Rational(int(rng.integers(-6, 7)), v_den) for _ in range(d)])
-    U = sp.zeros(d) if U_zero else A * Q
+    U = A * Q
     v = Q * z
     return list(U) + [0] * d + list(v) + [0]
 
@@ -145,7 +143,8 @@ def sgd_fast(prob, theta0, step, steps, batch, rng, eval_every, n=24):
     """Online SGD on the logistic loss of f_theta(x) = w^T x + b + r sigma(s0 + s^T x) (the
     infinite-prompt attention layer), fresh (X, Y) each step; population risk by projected GH at
     every ``eval_every`` steps.  Same algorithm (and sampling) as numerics.lda.sgd_attention,
-    vectorised with the problem arrays computed once."""
+    vectorised with the problem arrays computed once (fig-5 decides the two equal on the same stream,
+    and the first step against central differences of the batch loss)."""
     th = np.array(theta0, float)
     d = prob.d
     m1, m_1, G, L, pi, s0 = prob.arrays()

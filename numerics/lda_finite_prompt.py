@@ -6,9 +6,10 @@ With the block convention of eq. (12) the last output coordinate is
     f_L(x) = sum_i softmax_i(x^T U11 X_i + (x^T u12) Y_i) (v21^T X_i + v22 Y_i),
 
 the finite-prompt counterpart of f_theta (eq. (6)); as L -> infinity it tends to
-w^T x + b + r sigma(s0 + s^T x) with (w, b, r, s) = Phi(theta) (eq. (7)).  Same score / value
-convention as numerics.lda.finite_prompt_predictor (one shared prompt), but here every query
-gets its own prompt (batched, shape (B, L, d)).
+w^T x + b + r sigma(s0 + s^T x) with (w, b, r, s) = Phi(theta) (eq. (7)).  Every query gets its
+own prompt (batched, shape (B, L, d)).  ``lda-finite-prompt`` decides :func:`predict` against the
+generic finite-prompt attention (numerics.finite_prompt.finite_prompt_attention with U, V assembled
+from the blocks) and its hand gradient against central finite differences.
 
 Prompts are independent of the query's (x, y), so the Bayes predictor given (x, prompt) is still
 f*(x) = w*^T x + b*: the finite-prompt excess risk R_L(theta) - R* is >= 0 and equals
@@ -111,10 +112,9 @@ def kl_bernoulli_logit(t, f):
     return p * (np.logaddexp(0.0, -f) - np.logaddexp(0.0, -t)) + (1 - p) * (np.logaddexp(0.0, f) - np.logaddexp(0.0, t))
 
 
-def excess_risk_mc(prob, theta, L, n, rng, chunk=None, label_sign=1.0):
+def excess_risk_mc(prob, theta, L, n, rng, chunk=None):
     """Monte Carlo R_L(theta) - R* = E KL(eta(x) || sigma(f_L(x))) over n fresh (query, prompt)
-    pairs.  Returns (mean, standard error).  ``label_sign = -1`` evaluates with the prompt's label
-    tokens negated."""
+    pairs.  Returns (mean, standard error)."""
     chunk = chunk or max(1, min(n, 2_000_000 // max(1, L * prob.d)))
     vals = []
     done = 0
@@ -122,7 +122,7 @@ def excess_risk_mc(prob, theta, L, n, rng, chunk=None, label_sign=1.0):
         B = min(chunk, n - done)
         x, _ = sample_queries(prob, rng, B)
         TX, TY = sample_prompts(prob, rng, B, L)
-        vals.append(kl_bernoulli_logit(eta(prob, x), predict(prob, theta, x, TX, label_sign * TY)))
+        vals.append(kl_bernoulli_logit(eta(prob, x), predict(prob, theta, x, TX, TY)))
         done += B
     v = np.concatenate(vals)
     return float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v)))

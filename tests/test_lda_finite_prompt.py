@@ -45,13 +45,23 @@ def test_large_prompt_predictor_equals_infinite_prompt_f_theta():
     assert short.std() > 5 * f.std()
 
 
-def test_batched_predictor_agrees_with_shared_prompt_reference_and_L1():
+def test_batched_predictor_agrees_with_generic_attention_and_L1():
+    """f_L = last coordinate of sum_i softmax_i(<U z, z_i>) V z_i (numerics.finite_prompt, generic code) with
+    U^T = [[U11, u12], [0, 0]] and V's last row (v21^T, v22), query z = (x, 0) (eq. (12) blocks)."""
+    from softmix.numerics.finite_prompt import finite_prompt_attention
+
     P = N.LDAProblem.from_params(N.C1)
     rng = np.random.default_rng(2)
     th = rng.standard_normal(N.theta_size(2))
     TX, TY = F.sample_prompts(P, rng, 1, 30)
     x = rng.standard_normal((5, 2))
-    a = N.finite_prompt_predictor(P, th, x, TX[0], TY[0])
+    U, u, v, v22 = N.unpack_theta(th, 2)
+    UT = np.zeros((3, 3))
+    UT[:2, :2], UT[:2, 2] = U, u
+    V = np.zeros((3, 3))
+    V[2, :2], V[2, 2] = v, v22
+    toks = np.hstack([TX[0], TY[0][:, None]])
+    a = np.array([finite_prompt_attention(toks, UT.T, V, np.append(xx, 0.0))[2] for xx in x])
     b = F.predict(P, th, x, np.repeat(TX, 5, 0), np.repeat(TY, 5, 0))
     assert np.max(np.abs(a - b)) < 1e-13
     # L = 1: output is the single token's value; the attention (U11, u12) gradient vanishes

@@ -40,16 +40,6 @@ def softplus(t):
     return sp.log(1 + sp.exp(t))
 
 
-def _R(x):
-    from fractions import Fraction
-    if isinstance(x, Fraction):
-        return sp.Rational(x.numerator, x.denominator)
-    if isinstance(x, float):  # the float's exact binary value, never a guessed nearby rational
-        f = Fraction(x)
-        return sp.Rational(f.numerator, f.denominator)
-    return sp.sympify(x)
-
-
 # --- the token law and the attention parameters ----------------------------------------------
 def lda_token_mixture(m1, m_1, Gamma, pi_p) -> SymbolicMixture:
     """Law of (X, Y): pi_+ N((m1, 1), bd(Gamma, 0)) + (1 - pi_+) N((m_{-1}, -1), bd(Gamma, 0))."""
@@ -226,14 +216,12 @@ def lemma_b3_theta(m1, m_1, Gamma, pi_p, variant=None):
             v21 = b / (mb.T * mb)[0, 0] * mb
             label = "case 2(a), b* != 0"
         else:
-            # a non-zero vector orthogonal to mbar (d >= 2 here)
+            # a non-zero vector orthogonal to mbar: d >= 2 here (in d = 1, pi_+ = 1/2 and b* = 0 force
+            # m1 = -m_-1, case 2(b)); v21[j] = mb[i] != 0, so v21 != 0
             i = next(k for k in range(d) if mb[k] != 0)
             j = (i + 1) % d
             v21 = sp.zeros(d, 1)
             v21[i], v21[j] = -mb[j], mb[i]
-            if all(v == 0 for v in v21):
-                v21[j] = 1
-                v21[i] = -mb[j] / mb[i]
             label = "case 2(a), b* = 0"
         a = Gamma * v21
         U11 = w * a.T / (a.T * a)[0, 0]
