@@ -66,3 +66,19 @@ def test_wrong_token_law_is_refuted(monkeypatch):
     monkeypatch.setattr(F, "sample_prompts", wrong)
     _, _, law = _run(DRAWN)
     assert law["verdict"] == "refuted"
+
+
+def test_labels_outside_pm1_refute(monkeypatch):
+    """A query sampler with labels {2, -1} (the mutant '1.0 -> 2.0' of numerics.lda.sample) is a wrong token
+    law outright: refuted, not an undecidable moment."""
+    from softmix.checks.registry import Context
+
+    orig = N.sample
+
+    def wrong(prob, rng, n):
+        X, y = orig(prob, rng, n)
+        return X, np.where(y > 0, 2.0, -1.0)
+    monkeypatch.setattr(N, "sample", wrong)
+    P = N.LDAProblem.from_params(N.C1)
+    ev, verdict = M._implementation_part(P, Context("lda-finite-prompt", "quick", 987654321), 2000, 1e-4)
+    assert verdict == "refuted"

@@ -135,6 +135,8 @@ def _token_law(P, X, Y, where):
     the mean m_c and the covariance entries Gamma_ij (i <= j) of X; known-variance standard errors
     (binomial; Gamma_ii / n_c; (Gamma_ii Gamma_jj + Gamma_ij^2) / n_c for a Gaussian sample covariance)."""
     m1, m_1, G, _L, pi, _ = P.arrays()
+    if not set(np.unique(Y)) <= {-1.0, 1.0}:  # labels outside {-1, 1}: no class moments to test
+        return [float("nan")], [1.0], [0.0], [f"{where} labels in {{-1, 1}}"]
     est, se, pred, names = [float(np.mean(Y > 0))], [float(np.sqrt(pi * (1 - pi) / len(Y)))], [pi], [f"{where} P(Y=1)"]
     for c, mc in ((1, m1), (-1, m_1)):
         Xc = X[Y == c]
@@ -235,7 +237,8 @@ def _implementation_part(P, ctx, n_law, alpha):
     est, se, pred, names = ([sum((r[2][k] for r in res), []) for k in range(4)])
     law = ZTest(alpha, name="token law of the samplers (per-class moments)").decide(est, se, pred)
     law["entries"] = names
-    det_ok = all(r[1] for r in res)
+    # a label outside {-1, 1} is a wrong token law outright (deterministic), not an undecidable moment
+    det_ok = all(r[1] for r in res) and not any(n_.endswith("labels in {-1, 1}") for n_ in names)
     ev = {"configs": [r[0] for r in res], "token_law": law,
           "rule": "deterministic residuals (see numerics.lda_finite_prompt and _implementation): predict vs the "
                   "generic attention <= 1e-12 max(1, |f|); hand gradient vs central differences <= 1e-6 max(1, |g|); "
