@@ -475,9 +475,11 @@ def u_iterates(lam: float, u0: float, n: int) -> np.ndarray:
 
 
 def u_lambda(lam, dps: int = 50) -> dict:
-    """Positive root of H(u) = tanh(lam^2 u) - u for lam > 1: bisection enclosure [lo, hi] with
-    certified sign change (H(lo) > 0 > H(hi)) at ``dps + 10`` digits, then mpmath.findroot
-    (Newton) from the midpoint; the root is accepted only inside the enclosure."""
+    """Positive root of H(u) = tanh(lam^2 u) - u for lam > 1: bisection of [lo, 1] at ``dps + 10``
+    digits down to a width below 10^-(dps + 3); the root is the midpoint of the final bracket, with
+    H(lo) > 0 > H(hi) recorded.  The starting lo has H(lo) > 0: tanh x >= x - x^3/3 for x >= 0 gives
+    H(u) >= u (lam^2 - 1 - lam^6 u^2 / 3) > 0 for 0 < u < sqrt(3 (lam^2 - 1)) / lam^3, and lo is at most
+    half that bound; H(1) = tanh(lam^2) - 1 < 0."""
     with workdps(dps + 10):
         lam = to_mpf(lam) if not isinstance(lam, mpm.mpf) else lam
         l2 = lam**2
@@ -485,8 +487,6 @@ def u_lambda(lam, dps: int = 50) -> dict:
             raise InputError(f"u_lambda needs lambda > 1, got {mpm.nstr(lam, 8)}")
         H = lambda u: mpm.tanh(l2 * u) - u
         lo = min(mpm.mpf(1) / 2, mpm.sqrt(3 * (l2 - 1)) / l2**1.5 / 2)
-        while H(lo) <= 0:
-            lo /= 2
         hi = mpm.mpf(1)
         for _ in range(int((dps + 3) * 3.33)):
             mid = (lo + hi) / 2
@@ -494,9 +494,7 @@ def u_lambda(lam, dps: int = 50) -> dict:
                 lo = mid
             else:
                 hi = mid
-        root = mpm.findroot(H, (lo + hi) / 2)
-        if not lo <= root <= hi:  # pragma: no cover
-            root = (lo + hi) / 2
+        root = (lo + hi) / 2
         dF = l2 / mpm.cosh(l2 * root) ** 2
         return {"u": root, "lo": lo, "hi": hi, "width": hi - lo, "H_lo": H(lo), "H_hi": H(hi),
                 "F_prime": dF}
