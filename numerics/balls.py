@@ -16,7 +16,7 @@ from fractions import Fraction
 from flint import acb, arb, ctx, fmpq
 
 __all__ = ["DEFAULT_PREC", "precision", "to_arb", "hull", "gt", "ge", "lt", "le", "fmt", "ends",
-           "Phi", "phi", "normal_mass", "poly2_tail", "poly2_mass", "cholesky", "certify_pd",
+           "Phi", "phi", "normal_mass", "poly2_tail", "poly2_mass", "cholesky",
            "min_eig_lower", "rayleigh", "integrate", "sigmoid", "matmul", "transpose",
            "with_error", "mean_value_enclosure", "cover_sign"]
 
@@ -47,8 +47,6 @@ def to_arb(x) -> arb:
         x = Fraction(x)
     if isinstance(x, Fraction):
         return arb(fmpq(x.numerator, x.denominator))
-    if isinstance(x, fmpq):
-        return arb(x)
     if isinstance(x, float):
         return arb(x)  # exact: a double is a dyadic rational
     raise TypeError(f"cannot convert {type(x).__name__} to arb")
@@ -78,12 +76,8 @@ def gt(x, y):
 
 
 def ge(x, y):
-    x, y = to_arb(x), to_arb(y)
-    if x >= y:
-        return True
-    if x < y:
-        return False
-    return None
+    """x >= y, tri-state: the negation of y > x (certainly x >= y exactly when certainly not y > x)."""
+    return {True: False, False: True, None: None}[gt(y, x)]
 
 
 def lt(x, y):
@@ -96,8 +90,6 @@ def le(x, y):
 
 def fmt(x, digits: int = 20) -> str:
     """Ball as a string that contains the value (arb.str with radius)."""
-    if isinstance(x, acb):
-        return f"{fmt(x.real, digits)} + {fmt(x.imag, digits)}j"
     return to_arb(x).str(digits, radius=True)
 
 
@@ -186,10 +178,6 @@ def cholesky(A):
         for i in range(j + 1, n):
             L[i][j] = (to_arb(A[i][j]) - sum((L[i][k] * L[j][k] for k in range(j)), arb(0))) / L[j][j]
     return True, pivots, L
-
-
-def certify_pd(A):
-    return cholesky(A)[0]
 
 
 def min_eig_lower(A, c):

@@ -59,9 +59,9 @@ def test_overlapping_balls_never_compare_true_or_false():
 def test_ball_cholesky_is_tri_state():
     with B.precision(64):
         eps = arb(0, 1e-20)
-        assert B.certify_pd([[arb(2), arb(1)], [arb(1), arb(2)]]) is True
-        assert B.certify_pd([[arb(1), arb(1)], [arb(1), arb(1) + eps]]) is None  # singular up to a ball
-        assert B.certify_pd([[arb(1), arb(2)], [arb(2), arb(1)]]) is False  # indefinite
+        assert B.cholesky([[arb(2), arb(1)], [arb(1), arb(2)]])[0] is True
+        assert B.cholesky([[arb(1), arb(1)], [arb(1), arb(1) + eps]])[0] is None  # singular up to a ball
+        assert B.cholesky([[arb(1), arb(2)], [arb(2), arb(1)]])[0] is False  # indefinite
         st, _ = B.min_eig_lower([[arb(2), arb(0)], [arb(0), arb(3)]], Fraction(199, 100))
         assert st is True
 

@@ -184,15 +184,27 @@ def _check_linear_gap(params, ctx):
     thr = Fraction(0)
     if ctx.variant == "shifted-threshold":
         thr = Fraction(cert["mp_value"]) * Fraction(3, 2)
+    from .lda_certificates import _ball_contains
+
     with B.precision(cert["prec"]):
         status = B.gt(cert["_lower"], thr)
         if status is not True:
             st2 = B.le(cert["_upper"], thr)
             status = False if st2 is True else None
+        # rigour: [lower, upper] contains the independent 25-digit value of the 1-D reduction (mpmath quadrature)
+        encl = None
+        if cert["mp_value"] is not None:
+            with mpm.workdps(30):
+                encl = _ball_contains(B, B.hull(cert["_lower"].lower(), cert["_upper"].upper()), mpm.mpf(cert["mp_value"]),
+                                      mpm.mpf(10) ** -20)
+            if encl is False:
+                status = False  # the certified bounds exclude the value: not a certificate
     ev = {"statement": f"R(A*) - R(f*) > {thr}", "threshold": str(thr),
-          "rule": "verified iff the certified lower bound is certainly > threshold; refuted iff the certified "
-                  "upper bound is certainly <= threshold",
+          "rule": "verified iff the certified lower bound is certainly > threshold and [lower, upper] contains the "
+                  "25-digit value of the independent 1-D reduction; refuted iff the certified upper bound is certainly "
+                  "<= threshold or the bounds certainly exclude that value",
           "mpmath_value_1d_reduction": cert["mp_value"],
+          "bounds_contain_mpmath_value": encl,
           "certificate": {k: v for k, v in cert.items() if not k.startswith("_") and k != "mp_value"}}
     return Outcome(_verdict(status), ev)
 
@@ -240,6 +252,28 @@ def _cover_evidence(res, digits=8):
     if "value_at_counterexample" in res:
         ev["sign_times_f_at_counterexample"] = res["value_at_counterexample"].str(10, more=True) + " (certainly <= 0)"
     return ev
+
+
+def _box_bounds_contain(B, boxes, sign, fn_mp, prec, lam2) -> list:
+    """Rigour of cover_sign's boxes: for the worst, first and last boxes, the ball bounding sign * f over the box
+    contains sign * f at the box's endpoints and midpoint, evaluated independently by mpmath at 40 digits
+    (``fn_mp(l2, u)``).  Tri-state per box: False (a value certainly outside its box's ball) refutes the certificate."""
+    from .lda_certificates import _ball_contains
+
+    if not boxes:
+        return []
+    worst = min(boxes, key=lambda t: float(t[2].lower()))
+    rows = []
+    with B.precision(prec), mpm.workdps(40):
+        l2 = mpm.mpf(lam2.numerator) / lam2.denominator
+        for a, b, ball in {id(x): x for x in (worst, boxes[0], boxes[-1])}.values():
+            st = []
+            for u in (a, (a + b) / 2, b):
+                v = sign * fn_mp(l2, mpm.mpf(u.numerator) / u.denominator)
+                st.append(_ball_contains(B, ball, v, mpm.mpf(10) ** -35))
+            rows.append({"box": [str(a), str(b)], "contains_f_at_ends_and_midpoint":
+                         True if all(x is True for x in st) else (False if False in st else None)})
+    return rows
 
 
 def _u_lambda_certificate(params):
@@ -294,7 +328,8 @@ def _u_lambda_certificate(params):
                                            **_cover_evidence(near)},
                 "H_negative_on": {"interval": [str(rq + eta_), "1"], **_cover_evidence(right)},
                 "tail": "u >= 1: tanh(lambda^2 u) < 1 <= u",
-                "uniqueness_and_existence_certified": status, "_lo": lo, "_hi": hi}
+                "uniqueness_and_existence_certified": status, "_lo": lo, "_hi": hi,
+                "_covers": {"left": (left["boxes"], +1), "right": (right["boxes"], -1)}, "_lam2": lam2}
 
 
 def _draw_u_lambda(rng, params, i):
@@ -326,8 +361,27 @@ def _check_u_lambda(params, ctx):
             status = True
         elif cert["_hi"] < a or b < cert["_lo"]:
             status = False
+    # rigour: the certified enclosure (width 2^-100) contains numerics' bisection root of the same equation
+    # (60 digits, bracket below 1e-53); the lambda-not-squared control solves another equation: not compared
+    from softmix.numerics.denoising import u_lambda as _u_bisect
+    from .lda_certificates import _ball_contains
+
+    root_check, box_rows = None, []
+    if ctx.variant != "lambda-not-squared":
+        B = _flint()
+        r = _u_bisect(_F(params["lambda"]), 50)
+        with B.precision(int(cert["prec"])), mpm.workdps(60):
+            root_check = _ball_contains(B, B.hull(cert["_lo"], cert["_hi"]), r["u"], r["width"])
+        H_mp = lambda l2, u: mpm.tanh(l2 * u) - u
+        for side, (boxes, sign) in cert["_covers"].items():
+            box_rows += [{"cover": side, **x} for x in _box_bounds_contain(B, boxes, sign, H_mp, int(cert["prec"]),
+                                                                           cert["_lam2"])]
+        checks = [root_check] + [x["contains_f_at_ends_and_midpoint"] for x in box_rows]
+        if False in checks:
+            status = False
     ev = {"statement": f"u = tanh(lambda^2 u) has exactly one positive root u_lambda, and u_lambda in ({a}, {b})",
           "claimed_interval": [str(a), str(b)],
+          "enclosure_contains_bisection_root": root_check, "box_bounds_contain_H": box_rows,
           "certificate": {k: v for k, v in cert.items() if not k.startswith("_")}}
     return Outcome(_verdict(status), ev)
 
@@ -388,7 +442,7 @@ def _contraction_certificate(params, margin):
                 "compact_piece": {"interval": [str(d0), str(top)], "certified": "tanh(lambda^2 u) - u + margin < 0",
                                   **_cover_evidence(res, 10)},
                 "tail": f"u >= {top}: tanh(lambda^2 u) < 1 <= u - margin",
-                "probe_near_zero": probe, "status": status}
+                "probe_near_zero": probe, "status": status, "_boxes": res["boxes"], "_lam2": lam2, "_margin": margin}
 
 
 def _draw_contraction(rng, params, i):
@@ -412,10 +466,19 @@ def _check_contraction(params, ctx):
         cert = _cached("contr", {**p, "_margin": str(margin)}, lambda: _contraction_certificate(p, margin))
     except ModuleNotFoundError as e:
         return _no_flint(e)
+    # rigour of the cover: the box balls contain f = tanh(gain u) - u + margin (mpmath) at their ends and midpoints
+    B = _flint()
+    mg = cert["_margin"]
+    f_mp = lambda l2, u: mpm.tanh(l2 * u) - u + mpm.mpf(mg.numerator) / mg.denominator
+    box_rows = _box_bounds_contain(B, cert["_boxes"], -1, f_mp, int(cert["prec"]), cert["_lam2"])
+    status = cert["status"]
+    checks = [x["contains_f_at_ends_and_midpoint"] for x in box_rows]
+    if False in checks:
+        status = False
     ev = {"statement": f"tanh(lambda^2 u) < u - {margin} for every u > 0 (lambda = {p['lambda']})",
           "gain_computed_as": p.get("gain", "lambda^2"),
-          "certificate": cert}
-    return Outcome(_verdict(cert["status"]), ev)
+          "certificate": {k: v for k, v in cert.items() if not k.startswith("_")}, "box_bounds_contain_f": box_rows}
+    return Outcome(_verdict(status), ev)
 
 
 register(Claim(

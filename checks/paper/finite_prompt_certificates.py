@@ -167,10 +167,38 @@ def _check_rho(params, ctx):
             all(B.gt(r["_b"], logthr) is True for r in cert["_rows"])
         refuted = B.lt(cert["_cx"][1], thr) is True
     status = True if ok else (False if refuted else None)
+    # rigour: the ball of rho at the probe point contains, and three boxes' lower bounds of log rho lie below (at the
+    # box centres), the 40-digit value of numerics.finite_prompt's constants (an independent mpmath path, U = V = I
+    # so that a = z); the wrong-power control computes another rho
+    probe = None
+    if ctx.variant != "wrong-power":
+        from flint import arb
+        from softmix.numerics.finite_prompt import finite_prompt_constants_mp
+        from softmix.numerics.mixture import GaussianMixture
+        from .lda_certificates import _ball_contains
+
+        mix = GaussianMixture.from_json_obj(p["mixture"], where="cert-fp-rho mixture")
+        eye = [[int(i == j) for j in range(mix.dim)] for i in range(mix.dim)]
+        rho40 = lambda pt: finite_prompt_constants_mp(mix, eye, eye, [mpm.mpf(x.numerator) / x.denominator for x in pt],
+                                                      40)["rho"]
+        rows = cert["_rows"]
+        worst = min(rows, key=lambda r: float(r["_b"].mid()))
+        with mpm.workdps(40), B.precision(cert["prec"]):
+            probe = {"probe_point": _ball_contains(B, cert["_cx"][1], rho40(cert["_cx"][0]), mpm.mpf(10) ** -35)}
+            for tag, r in (("worst box", worst), ("first box", rows[0]), ("last box", rows[-1])):
+                c = [(Fraction(a) + Fraction(b)) / 2 for a, b in r["box"]]
+                lr = mpm.log(rho40(c))
+                ok = B.le(r["_b"], arb(mpm.nstr(lr, 40), "1e-35"))  # the box's lower bound of log rho at its centre
+                probe[f"{tag} {[str(x) for x in c]}: lower bound <= log rho"] = ok
+        if False in probe.values():
+            status = False  # a ball or lower bound that certainly misses the 40-digit value: not a certificate
     ev = {"statement": f"rho(a) = M(2a)/M(a)^2 >= {thr} for every tilt a in the box", "threshold": str(thr),
           "rho_computed_as": cert["rho_definition"],
+          "checked_against_40_digit_rho": probe,
           "rule": "verified iff every box has a certified lower bound of log rho >= log threshold (> when the "
-                  "threshold is not 1); refuted iff rho at an exact probe point is certainly below it",
+                  "threshold is not 1); refuted iff rho at an exact probe point is certainly below it, or the "
+                  "probe's ball or a box's lower bound (at its centre) certainly misses the 40-digit rho of "
+                  "numerics.finite_prompt",
           "certificate": {k: v for k, v in cert.items() if not k.startswith("_")}}
     return Outcome(_verdict(status), ev)
 

@@ -73,6 +73,7 @@ def _normal_hessian_certificate(params):
                 et = eta(t)
                 return et * (1 - et) * t ** j * gate(t) ** k * dens(t)
             I[(j, k)] = B.with_error(B.integrate(f, -B.to_arb(T), B.to_arb(T)), tail)
+        I_balls = dict(I)
         Ev, Ev2 = n_p, 1 + n_p * n_p
         # H_F = E[kappa F F^T], F = (t, v, 1, gate), v independent of (t, Y)
         HF = [[I[2, 0], I[1, 0] * Ev, I[1, 0], I[1, 1]],
@@ -172,7 +173,79 @@ def _normal_hessian_certificate(params):
                 "rayleigh_upper_smallest": "0 (exact: F . z = 0 identically)",
                 "cholesky_of_H": {"status": chol_status, "pivots": [B.fmt(p, 10) for p in pivots]}}
         out["lower"], out["upper"] = lower, upper
+        out["_I"] = I_balls
         return out
+
+
+JK = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (0, 2)]
+
+
+def _hessian_integrals_reference(params, dps: int = 30) -> dict:
+    """E[kappa(t) t^j gate(t)^k] over the whole real line at ``dps`` digits by mpmath Gauss-Legendre: t = e.X with
+    e = dm / |dm| is a two-component mixture pi+ N(e.m1, 1) + pi- N(e.m-1, 1) (Gamma = I), eta(t) = sigma(|dm| t + b*),
+    b* = (|m-1|^2 - |m1|^2)/2 + log(pi+/pi-), kappa = eta (1 - eta), gate = sigma(s0 + c |dm| t) (c = s_scale; the
+    constant pi+ when c = 0).  Pieces of length <= 2 on [min centre - 15, max centre + 15] (beyond, the integrand
+    is below (1 + t^2) phi(15) ~ 1e-47), 48 nodes each; the same sum with 24 nodes gives the error estimate.  No
+    truncation bound, no ball: an independent path to the certificate's integrals.  Returns {(j, k): value, 'error': estimate}."""
+    from mpmath.calculus.quadrature import GaussLegendre
+
+    with mpm.workdps(dps + 10):
+        q = lambda x: mpm.mpf(_F(x).numerator) / _F(x).denominator
+        m1, mm = [q(v) for v in params["m1"]], [q(v) for v in params["m_minus1"]]
+        pi, c = q(params["pi_plus"]), q(params["s_scale"])
+        dm = [a - b for a, b in zip(m1, mm)]
+        nd = mpm.sqrt(mpm.fsum(x * x for x in dm))
+        mu_p, mu_m = mpm.fsum(a * b for a, b in zip(dm, m1)) / nd, mpm.fsum(a * b for a, b in zip(dm, mm)) / nd
+        s0 = mpm.log(pi / (1 - pi))
+        bstar = (mpm.fsum(x * x for x in mm) - mpm.fsum(x * x for x in m1)) / 2 + s0
+        sig = lambda x: 1 / (1 + mpm.exp(-x))
+        a0, a1 = min(mu_p, mu_m) - 15, max(mu_p, mu_m) + 15
+        n_pieces = int(mpm.ceil((a1 - a0) / 2))
+        h = (a1 - a0) / n_pieces  # pieces of length <= 2
+        gl = GaussLegendre(mpm.mp)
+
+        def sums(degree):
+            tot = {jk: mpm.mpf(0) for jk in JK}
+            for x, w in gl.calc_nodes(degree, mpm.mp.prec):
+                w = w * h / 2
+                for i in range(n_pieces):
+                    t = a0 + h * (i + (x + 1) / 2)
+                    et = sig(nd * t + bstar)
+                    base = w * et * (1 - et) * (pi * mpm.npdf(t, mu_p, 1) + (1 - pi) * mpm.npdf(t, mu_m, 1))
+                    g = pi if c == 0 else sig(s0 + c * nd * t)
+                    for j, k in JK:
+                        tot[(j, k)] += base * t ** j * g ** k
+            return tot
+        hi, lo = sums(5), sums(4)
+        out = dict(hi)
+        out["error"] = max(abs(hi[jk] - lo[jk]) for jk in JK)  # the 24-node rule's error bounds the 48-node one's
+        return out
+
+
+def _ball_contains(B, ball, ref, rad):
+    """Tri-state: does ``ball`` contain the number known to lie within ``rad`` of the mpf ``ref``?  True when
+    certainly (lower <= [ref +- rad] <= upper), False when certainly not (the ball misses it), None otherwise (a
+    ball narrower than the reference's accuracy, e.g. an exact point: consistent, but not decided)."""
+    from flint import arb
+
+    r = arb(mpm.nstr(ref, max(mpm.mp.dps, 30) + 15), mpm.nstr(mpm.mpf(rad), 5))
+    lo, hi = B.le(ball.lower(), r), B.le(r, ball.upper())
+    return True if (lo is True and hi is True) else (False if (lo is False or hi is False) else None)
+
+
+def _enclosure_rows(B, balls: dict, refs: dict, dps: int, err=0) -> list:
+    """Does each ball contain the reference value?  The reference (computed at ``dps`` digits, quadrature error
+    estimate ``err``) is turned into a ball of radius 10 err + 10^(2-dps) |value|; True when the certificate's ball
+    certainly contains it (lower <= ref and ref <= upper, tri-state), False when certainly not, None when undecided."""
+    rows = []
+    for key, ball in balls.items():
+        ref = refs[key]
+        with mpm.workdps(dps + 10):
+            rad = 10 * mpm.mpf(err) + mpm.mpf(10) ** (2 - dps) * max(abs(ref), mpm.mpf(10) ** -30)
+            st = _ball_contains(B, ball, ref, rad)
+        rows.append({"integral": f"E[kappa t^{key[0]} gate^{key[1]}]", "ball": B.fmt(ball, 20),
+                     "reference": mpm.nstr(ref, 25), "contains": st})
+    return rows
 
 
 def _check_normal_hessian(params, ctx):
@@ -193,11 +266,31 @@ def _check_normal_hessian(params, ctx):
             status = True
         elif cert["upper"] is not None and B.le(cert["upper"], thr) is True:
             status = False
+    # rigour: the six integral balls contain a 40-digit whole-line mpmath value, at the claim's truncation T and at
+    # a short T = 4 where the Gaussian tail bound (~1e-5, not the quadrature) is what makes them enclosures
+    enc = {"note": "checked in the claim's run (the wrong-quantity control changes the integrals, not the method)"}
+    if ctx.variant != "s-star-zero":
+        refs = _cached("hess-ref", {k: p[k] for k in ("m1", "m_minus1", "pi_plus", "s_scale")},
+                       lambda: {"I": _hessian_integrals_reference(p, 40)})["I"]
+        short = _cached("hess", {**p, "truncation": 4}, lambda: _normal_hessian_certificate({**p, "truncation": 4}))
+        with B.precision(cert["prec"]):
+            enc = {"T": _enclosure_rows(B, cert["_I"], refs, 40, refs["error"]),
+                   "T=4": _enclosure_rows(B, short["_I"], refs, 40, refs["error"]),
+                   "reference_error_estimate": mpm.nstr(refs["error"], 3)}
+        enc_status = [r["contains"] for rows in (enc["T"], enc["T=4"]) for r in rows]
+        if False in enc_status:
+            status = False  # a ball that certainly misses its integral: not a certificate
     ev = {"statement": f"every normal eigenvalue of the risk Hessian at theta* > {thr}", "threshold": str(thr),
           "s_scale": str(p["s_scale"]),
-          "certificate": {k: v for k, v in cert.items() if k not in ("lower", "upper")},
-          "rule": "verified iff the certified lower bound >= threshold; refuted iff a Rayleigh quotient "
-                  "(an upper bound on the smallest normal eigenvalue) is certainly <= threshold"}
+          "certificate": {k: v for k, v in cert.items() if k not in ("lower", "upper") and not k.startswith("_")},
+          "integral_enclosures": {**enc, "rule": "each ball E[kappa t^j gate^k] (integral over [-T, T] enlarged by the "
+                                                 "tail bound) contains the 40-digit whole-line mpmath value (taken as a "
+                                                 "ball of radius 10 x its error estimate + 1e-38 |value|); a ball that "
+                                                 "certainly misses it refutes (no certificate), a partial overlap (a ball "
+                                                 "narrower than the reference's accuracy) is reported as null"},
+          "rule": "verified iff the certified lower bound >= threshold and every integral ball contains its 40-digit "
+                  "value; refuted iff a Rayleigh quotient (an upper bound on the smallest normal eigenvalue) is "
+                  "certainly <= threshold, or a ball certainly misses its value"}
     return Outcome(_verdict(status), ev)
 
 
@@ -343,7 +436,7 @@ def _coercivity_certificate(params):
         dirs = [("e1-aligned (worst q = -M)", [float(x) for x in m1]), ("anti-aligned", [-float(x) for x in m1])]
         for i in range(int(params["random_directions"])):
             dirs.append((f"random {i}", list(rng.standard_normal(d))))
-        rows, samp_ok, counterexamples = [], True, []
+        rows, samp_ok, counterexamples, sp_rows = [], True, [], []
         for name, u in dirs:
             nu = float(np.linalg.norm(u))
             for rad in params["radii"]:
@@ -360,7 +453,9 @@ def _coercivity_certificate(params):
                 samp_ok &= ok
                 rows.append({"direction": name, "radius": str(rad), "L(w)_ge": Lw.str(10, more=True),
                              "L(w)_le": Lu.str(10, more=True),
-                             "C1_norm_w": (C1 * nw).str(10, more=True), "certified": ok, "counterexample": bad})
+                             "C1_norm_w": (C1 * nw).str(10, more=True), "certified": ok, "counterexample": bad,
+                             "_Lw": Lw, "_Lu": Lu})
+                sp_rows.append((name, u, rad))
                 if bad:
                     counterexamples.append(rows[-1])
         out["sampled_directions"] = {"statement": "L(w) >= C1 ||w|| (L bounded below by a convex tangent-line "
@@ -372,7 +467,40 @@ def _coercivity_certificate(params):
         out["_counterexample"] = bool(counterexamples)
         with mpm.workdps(40):
             Mm = mpm.sqrt(mpm.mpf(M2.numerator) / M2.denominator)
+            c0m = mpm.npdf(Mm) - Mm * mpm.ncdf(-Mm) if endpoint == "-M" else Mm * mpm.ncdf(Mm) + mpm.npdf(Mm)
             out["c0_mpmath"] = mpm.nstr(mpm.npdf(Mm) - Mm * mpm.ncdf(-Mm), 30)
+            # rigour: the balls contain 40-digit mpmath values of M, c0 (the endpoint used) and, for a diagonal Gamma,
+            # C1 = c0 sqrt(lambda_min); and the softplus lower / upper bounds of the first and last sampled rows
+            # enclose E[log(1 + exp(-(mu + sigma U)))] by mpmath quadrature
+            rad = mpm.mpf(10) ** -36
+            enc = [{"quantity": "M", "contains": _ball_contains(B, M, Mm, rad)},
+                   {"quantity": f"c0 = g({endpoint})", "contains": _ball_contains(B, c0, c0m, rad)}]
+            if "diagonal" in lam_note:
+                lmm = mpm.mpf(lmin.numerator) / lmin.denominator
+                enc.append({"quantity": "C1", "contains": _ball_contains(B, C1, c0m * mpm.sqrt(lmm), rad)})
+            from scipy.integrate import quad as _quad
+
+            for row, (name, u, rad_w) in [(rows[0], sp_rows[0]), (rows[-1], sp_rows[-1])]:
+                # the bounds are a partition's tangents and chords (gap ~1e-4): a float64 quadrature with its
+                # own error estimate is accurate enough to test them
+                nu = float(np.linalg.norm(u))
+                w = [Fraction(float(rad_w) * x / nu) for x in u]
+                mu_ = float(sum(wi * mi for wi, mi in zip(w, m1)))
+                sg = float(sum(w[i] * G[i][j] * w[j] for i in range(d) for j in range(d) if G[i][j] != 0)) ** 0.5
+                val, aerr = _quad(lambda x: np.logaddexp(0.0, -(mu_ + sg * x)) * np.exp(-x * x / 2) / np.sqrt(2 * np.pi),
+                                  -np.inf, np.inf, epsabs=1e-14, epsrel=1e-13, limit=200)
+                ref = B.with_error(B.to_arb(val), 10 * aerr + 1e-12 * abs(val))  # the double, exactly, +- its error
+                lo_ok, hi_ok = B.le(row["_Lw"], ref), B.le(ref, row["_Lu"])
+                enc.append({"quantity": f"E softplus, {name}, radius {rad_w}", "value": val, "quad_error": aerr,
+                            "contains": True if (lo_ok is True and hi_ok is True) else
+                            (False if (lo_ok is False or hi_ok is False) else None)})
+        out["enclosures"] = {"rows": enc, "rule": "each ball (or [lower, upper] bound pair) contains the 40-digit "
+                                                  "mpmath value (the softplus bounds: a float64 quadrature, radius 10 x "
+                                                  "its error estimate + 1e-12 relative); one that certainly misses it refutes (no certificate), a partial "
+                                                  "overlap (a ball narrower than the reference's accuracy) is reported as null"}
+        out["_enclosures_ok"] = [r["contains"] for r in enc]
+        for r in rows:
+            r.pop("_Lw", None), r.pop("_Lu", None)
         return out
 
 
@@ -393,6 +521,8 @@ def _check_coercivity(params, ctx):
     status = (True if cert["_ok"] else None) if s is True else (False if s is False else None)
     if cert["_counterexample"]:
         status = False  # a sampled w with L(w) < C1 ||w|| certainly (upper bound of L below C1 ||w||)
+    if False in cert["_enclosures_ok"]:
+        status = False  # a ball that certainly misses its value: not a certificate
     ev = {"statement": f"C1 = c0 sqrt(lambda_min(Gamma)) > {thr}, c0 = min_(|t|<=M) t Phi(t) + phi(t) = g(-M), "
                        "and L(w) >= C1 ||w|| on the sampled directions",
           "rule": "verified iff C1 > threshold certainly and every sampled inequality is certified; refuted iff "

@@ -1,0 +1,70 @@
+"""Certificates stay rigorous in the claims themselves (issue 11): a broken radius or a broken ball function in
+numerics/balls.py makes the certificate claim refute, because each claim now checks its balls against an
+independent high-precision value (the pattern of tests/test_certificate_radius.py, moved into the claims)."""
+from __future__ import annotations
+
+import mpmath as mpm
+import pytest
+
+pytest.importorskip("flint")
+
+from softmix.checks.paper import certify  # noqa: E402
+from softmix.checks.runner import run_claim  # noqa: E402
+from softmix.numerics import balls as B  # noqa: E402
+from softmix.numerics import denoising as ND  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _fresh_certificates():
+    certify._CACHE.clear()
+    yield
+    certify._CACHE.clear()
+
+
+def test_clean_certificates_enclose_their_references():
+    r = run_claim("cert-thm-3.5-normal-hessian", "quick", 7)
+    enc = r["evidence"]["integral_enclosures"]
+    assert r["verdict"] == "verified" and all(x["contains"] for x in enc["T"] + enc["T=4"])
+    r = run_claim("cert-prop-4.3-u-lambda", "quick", 7)
+    assert r["verdict"] == "verified" and r["evidence"]["enclosure_contains_bisection_root"] is True
+    r = run_claim("cert-fp-rho", "quick", 7)
+    assert r["verdict"] == "verified" and all(r["evidence"]["checked_against_40_digit_rho"].values())
+
+
+def test_dropping_the_tail_radius_refutes_the_hessian_certificate(monkeypatch):
+    """At T = 12 the true tail (~1e-38) hides below the quadrature radius; the claim's second truncation T = 4,
+    where the tail (~1e-5) is what the radius must cover, exposes the missing term."""
+    monkeypatch.setattr(B, "with_error", lambda x, err: x)
+    r = run_claim("cert-thm-3.5-normal-hessian", "quick", 7)
+    assert r["verdict"] == "refuted"
+    assert any(x["contains"] is False for x in r["evidence"]["integral_enclosures"]["T=4"])
+
+
+def test_a_midpoint_only_cover_refutes_the_contraction_certificate(monkeypatch):
+    monkeypatch.setattr(B, "mean_value_enclosure", lambda f, df, lo, hi: f((B.to_arb(lo) + B.to_arb(hi)) / 2))
+    r = run_claim("cert-prop-4.3-contraction", "quick", 7)
+    assert r["verdict"] == "refuted"
+    assert any(x["contains_f_at_ends_and_midpoint"] is False for x in r["evidence"]["box_bounds_contain_f"])
+
+
+def test_a_shifted_phi_refutes_the_coercivity_certificate(monkeypatch):
+    real = B.phi
+    monkeypatch.setattr(B, "phi", lambda x: real(x) * (1 + B.to_arb("1e-12")))
+    r = run_claim("cert-lemma-b.32-coercivity", "quick", 7)
+    assert r["verdict"] == "refuted"
+    rows = r["evidence"]["certificate"]["enclosures"]["rows"]
+    assert any(x["contains"] is False for x in rows)
+
+
+def test_the_u_lambda_enclosure_is_checked_against_the_bisection(monkeypatch):
+    real = ND.u_lambda
+
+    def off(lam, dps=50):
+        out = real(lam, dps)
+        with mpm.workdps(dps + 10):
+            out["u"] = out["u"] + mpm.mpf(10) ** -25
+        return out
+
+    monkeypatch.setattr(ND, "u_lambda", off)
+    r = run_claim("cert-prop-4.3-u-lambda", "quick", 7)
+    assert r["verdict"] == "refuted" and r["evidence"]["enclosure_contains_bisection_root"] is False
