@@ -218,6 +218,7 @@ def _check_c1(params, ctx):
 
 register(Claim(
     id="prop-c.1", title="Bayes denoiser of a Gaussian mixture (eq. (10)) and its attention analogue",
+    independence="derived side: posterior mean by conditioning Gaussians (SymPy) and Tweedie's formula; stated side: eq. (10) (SymPy), and numerics' eq. (10) in mpmath and float64 against the conditioning at 40 digits; shared: nothing",
     source=f"{SRC}, Prop. C.1, eq. (10), Sec. 4.1 display",
     statement="E[X|Z=z] = Gamma S^-1 z + xi^2 S^-1 sum_k beta_k(z) m_k with beta_k the posterior "
               "probabilities; equals Tweedie's z + xi^2 grad log p_Z; T_{U,V}[mu_Z](z) = V S U z + V sum alpha_k m_k.",
@@ -280,6 +281,7 @@ def _check_c2(params, ctx):
 
 register(Claim(
     id="remark-c.2", title="High- and low-noise limits of the Bayes denoiser",
+    independence="derived side: eq. (10) evaluated at 40 digits for extreme xi, and sympy.limit of its ingredients; stated side: the limits sum pi_k m_k and z, and the remark's limit values; shared: nothing",
     source=f"{SRC}, Remark C.2", section=SEC, check=_check_c2, kind="numeric",
     statement="xi -> oo: f*(z) -> sum_k pi_k m_k; xi -> 0 with Gamma positive definite: f*(z) -> z "
               "(not for Gamma = 0).",
@@ -347,6 +349,7 @@ def _check_eq11(params, ctx):
 
 register(Claim(
     id="eq-11", title="Equal-norm form of the Bayes denoiser",
+    independence="derived side: eq. (10) (conditioning, proven in prop-c.1); stated side: eq. (11) without offsets; the symbolic families' equal norms / non-collinearity / unequal norms decided exactly; shared: nothing",
     source=f"{SRC}, Sec. 4.1, eq. (11)", section=SEC, check=_check_eq11, kind="symbolic",
     statement="With Gamma = gamma^2 I and ||m1|| = ||m2||: f*(z) = gamma^2/(gamma^2+xi^2) z + "
               "xi^2/(gamma^2+xi^2) sum beta_k m_k, beta = softmax(log pi_k + m_k^T z / (gamma^2+xi^2)).",
@@ -416,6 +419,7 @@ def _check_thm41(params, ctx):
 
 register(Claim(
     id="thm-4.1", title="Two softmax heads realise the Bayes denoiser; one head iff gamma^2 = xi^2; linear gap",
+    independence="derived side: softmax attention on mu_Z at 50 digits (mpmath), the linear excess risk by tanh-sinh, Gauss-Hermite and tensor Gauss-Hermite of the definition; stated side: the explicit heads and f*; shared: nothing",
     source=f"{SRC}, Thm. 4.1 (App. C.2)", section=SEC, check=_check_thm41, kind="symbolic",
     statement="For gamma > 0 two heads give f* exactly; one head suffices iff gamma^2 = xi^2 (U = S^-1, V = I/2); "
               "inf over linear-attention networks of the excess risk is > 0.",
@@ -648,6 +652,7 @@ def _check_c4(params, ctx):
 
 register(Claim(
     id="prop-c.4", title="One head cannot realise f* when gamma^2 != xi^2",
+    independence="derived side: the single heads with display = f* for all z, by exponential-polynomial coefficient matching (SymPy, Groebner over the exponent partitions), and a multistart search; stated side: conditions (1)-(3) (and the exchanged endpoints at pi1 = pi2) and their elimination ideal; shared: nothing",
     source=f"{SRC}, Prop. C.4 (App. C.5)", section=SEC, check=_check_c4, kind="symbolic",
     statement="For Gamma = gamma^2 I, gamma > 0, equal norms and gamma^2 != xi^2, conditions (1)-(3) are "
               "incompatible: no (U, V) with T_{U,V}[mu_Z] = f*.",
@@ -739,6 +744,7 @@ def _check_c5(params, ctx):
 
 register(Claim(
     id="prop-c.5", title="Exact two-head representation (non-collinear and opposite means)",
+    independence="derived side: softmax attention of the two explicit heads (derived CGF, mpmath) and numerics' float64 heads through the display; stated side: f* of eq. (10); shared: nothing",
     source=f"{SRC}, Prop. C.5 (App. C.6)", section=SEC, check=_check_c5, kind="symbolic",
     statement="For d >= 2, gamma > 0, equal norms: the explicit (U_h, V_h) of App. C.6 satisfy "
               "T_1[mu_Z] + T_2[mu_Z] = f* for every z (non-collinear means; and for m1 = -m2).",
@@ -893,6 +899,7 @@ def _check_c6(params, ctx):
 
 register(Claim(
     id="prop-c.6", title="Strict excess-risk gap of linear attention",
+    independence="derived side: tanh-sinh excess risks of perturbed maps, tensor Gauss-Hermite of the definition, numerics' float64 Pythagoras shortcut and one linear-attention head; stated side: A* = M_X (M_X + xi^2 I)^-1 and Pythagoras; shared: f* of eq. (10)",
     source=f"{SRC}, Prop. C.6 (App. C.7)", section=SEC, check=_check_c6, kind="numeric",
     statement="inf over linear-attention networks of R(f) - R(f*) = R(A*) - R(f*) > 0, A* = M_X (M_X + xi^2 I)^-1.",
     assumptions=("two-component equal-norm setting", "xi > 0"),
@@ -1040,6 +1047,7 @@ def _check_43(params, ctx):
 
 register(Claim(
     id="prop-4.3", title="Denoising-to-clustering transition of the iterated Bayes denoiser",
+    independence="derived side: iterates of u -> tanh(lambda^2 u), a bisection root and the fixed-point iteration at 60 digits; stated side: midpoint / clustering limits and rates; shared: nothing",
     source=f"{SRC}, Prop. 4.3 (App. C.4)", section=SEC, check=_check_43, kind="numeric",
     statement="u_{n+1} = tanh(lambda^2 u_n): for lambda <= 1, u_n -> 0 (midpoint; algebraic rate "
               "u_n ~ sqrt(3/(2n)) at lambda = 1); for lambda > 1, u_n -> sign(u_0) u_lambda, F'(u_lambda) < 1, "
@@ -1163,6 +1171,7 @@ def _check_44(params, ctx):
 
 register(Claim(
     id="prop-4.4", title="Residual two-head attention denoises in context with task-independent weights",
+    independence="derived side: residual two-head attention (SymPy, mpmath 50 digits, numerics' float64 architecture) and Monte Carlo finite prompts; stated side: f*; shared: nothing",
     configurations_note="the check itself draws n_tasks admissible tasks (equal norms, d = 2 and 3, pi1 != 1/2) and their queries from the run's seed; the finite-prompt part runs on the given task",
     source=f"{SRC}, Prop. 4.4 (App. C.8)", section=SEC, check=_check_44, kind="symbolic",
     statement="W_out (T^res_{U1,V1}[mu_Z^tau](z); T^res_{U2,V2}[mu_Z^tau](z)) = E[X | Z = z, tau] for every admissible "
@@ -1259,6 +1268,7 @@ def _check_fig2(params, ctx):
 
 register(Claim(
     id="fig-2", title="Learning the two-head Bayes denoiser by online SGD (Fig. 2)",
+    independence="derived side: online SGD of two heads, its loss and gradient checked against head_outputs and central differences; stated side: the Bayes risk and the linear baseline; shared: the risk code",
     configurations_note="specific to the paper's configuration: reproduces Fig. 2 (m1 = (3, 0), m2 = (0, 3), gamma = 1, xi = 2)",
     source=f"{SRC}, Fig. 2 / Sec. 4.2", section=SEC, check=_check_fig2, kind="experiment",
     statement="Two softmax heads trained by online SGD (step 2e-3, gradient-norm clipping at 10) on the excess "

@@ -211,6 +211,7 @@ def _check_linear_gap(params, ctx):
 
 register(Claim(
     id="cert-thm-4.1-linear-gap", title="Certified strict risk gap of linear attention (Fig. 2 setting)",
+    independence="derived side: ball-arithmetic enclosure of the linear-attention excess risk; stated side: a strictly positive gap; rigour: the bounds contain the mpmath 1-D reduction; shared: nothing",
     source=f"{SOURCE}, Thm 4.1, Prop C.6, Lemma C.7",
     statement="d=2, m1=(3,0), m2=(0,3), gamma=1, xi=2, pi1=1/2: with A* = M_X (M_X + xi^2 I)^{-1}, "
               "R(A*) - R(f*) = E||A* Z - f*(Z)||^2 > 0",
@@ -388,6 +389,7 @@ def _check_u_lambda(params, ctx):
 
 register(Claim(
     id="cert-prop-4.3-u-lambda", title="Certified enclosure and uniqueness of the clustering fixed point u_lambda",
+    independence="derived side: ball sign certificates of tanh(lambda^2 u) - u around an enclosure; stated side: a unique positive fixed point; rigour: the enclosure contains numerics' 60-digit bisection root and the cover boxes contain mpmath values; shared: nothing",
     source=f"{SOURCE}, Prop 4.3, App. C.4",
     statement="For lambda > 1 (default lambda = 1.2, lambda^2 = 1.44) u = tanh(lambda^2 u) has a unique positive "
               "root u_lambda, and u_lambda in (0, 1); a certified enclosure of width ~2^-99 is reported",
@@ -483,6 +485,7 @@ def _check_contraction(params, ctx):
 
 register(Claim(
     id="cert-prop-4.3-contraction", title="Certified contraction tanh(lambda^2 u) < u on (0, inf) for lambda <= 1",
+    independence="derived side: ball bisection of tanh(lambda^2 u) - u on (0, oo); stated side: contraction for lambda <= 1; rigour: the cover boxes contain mpmath values; shared: nothing",
     source=f"{SOURCE}, Prop 4.3 (weak separation, including the threshold), App. C.4",
     statement="For lambda <= 1 (default lambda = 1, the tangent threshold): tanh(lambda^2 u) < u for all u > 0",
     section="certificates", check=_check_contraction, kind="numeric", assumptions=("lambda <= 1",),

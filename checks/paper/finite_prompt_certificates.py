@@ -188,8 +188,8 @@ def _check_rho(params, ctx):
             for tag, r in (("worst box", worst), ("first box", rows[0]), ("last box", rows[-1])):
                 c = [(Fraction(a) + Fraction(b)) / 2 for a, b in r["box"]]
                 lr = mpm.log(rho40(c))
-                ok = B.le(r["_b"], arb(mpm.nstr(lr, 40), "1e-35"))  # the box's lower bound of log rho at its centre
-                probe[f"{tag} {[str(x) for x in c]}: lower bound <= log rho"] = ok
+                lb_ok = B.le(r["_b"], arb(mpm.nstr(lr, 40), "1e-35"))  # the box's lower bound of log rho at its centre
+                probe[f"{tag} {[str(x) for x in c]}: lower bound <= log rho"] = lb_ok
         if False in probe.values():
             status = False  # a ball or lower bound that certainly misses the 40-digit value: not a certificate
     ev = {"statement": f"rho(a) = M(2a)/M(a)^2 >= {thr} for every tilt a in the box", "threshold": str(thr),
@@ -211,6 +211,7 @@ def _rho_defaults():
 
 register(Claim(
     id="cert-fp-rho", title="Certified rho(a) = M(2a)/M(a)^2 >= 1 over a box of tilts (finite-prompt notes)",
+    independence="derived side: ball-arithmetic enclosure of M(2a)/M(a)^2 over a box; stated side: rho >= 1; rigour: the probe ball and three boxes' lower bounds against finite_prompt_constants_mp at 40 digits; shared: nothing",
     source="shared/notes/finite-prompt.md (Jensen / convexity of Lambda)",
     statement="For the notes' default mixture, rho(a) >= 1 for every a in [-1, 1]^3 (equality only at a = 0)",
     section="certificates", check=_check_rho, kind="numeric",

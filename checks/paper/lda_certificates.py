@@ -296,6 +296,7 @@ def _check_normal_hessian(params, ctx):
 
 register(Claim(
     id="cert-thm-3.5-normal-hessian", title="Certified positive normal curvature at a regular Bayes point (C1)",
+    independence="derived side: ball-arithmetic (python-flint) enclosure of the normal Hessian; stated side: positivity; rigour: its integral balls against 40-digit mpmath Gauss-Legendre over the whole line (at T and T = 4); shared: nothing",
     source=f"{SOURCE}, Thm 3.5, Lemma B.26, Prop B.12, Lemma B.13, Lemma B.14",
     statement="On C1 (d=2, m1=(1,0), m-1=(0,1), Gamma=I, pi+=0.6), at theta* in Theta_1^reg with s* = w*, "
               "the nonzero (normal) eigenvalues of the Hessian of R are > 0, with a certified lower bound",
@@ -533,6 +534,7 @@ def _check_coercivity(params, ctx):
 
 register(Claim(
     id="cert-lemma-b.32-coercivity", title="Certified coercivity constant C1 of the reduced linear logistic risk (C2)",
+    independence="derived side: ball-arithmetic enclosure of the reduced risk on boxes; stated side: the coercivity constant; rigour: M, c0, C1 against mpmath and the softplus bounds against a float64 quadrature; shared: nothing",
     source=f"{SOURCE}, Lemma B.32, Lemma B.6",
     statement="C2 (d=20, m1=e1=-m-1, Gamma=I, pi+=1/2): M = 1, c0 = g(-1) = phi(1) - Phi(-1), C1 = c0 > 0, "
               "and L(w) >= C1 ||w|| on sampled directions",
