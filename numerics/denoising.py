@@ -476,7 +476,8 @@ def u_iterates(lam: float, u0: float, n: int) -> np.ndarray:
 
 def u_lambda(lam, dps: int = 50) -> dict:
     """Positive root of H(u) = tanh(lam^2 u) - u for lam > 1: bisection of [lo, 1] at ``dps + 10``
-    digits down to a width below 10^-(dps + 3); the root is the midpoint of the final bracket, with
+    digits down to a width below 10^-(dps + 2) (int(3.33 (dps + 3)) halvings of a bracket shorter than 1);
+    the root is the midpoint of the final bracket, with
     H(lo) > 0 > H(hi) recorded.  The starting lo has H(lo) > 0: tanh x >= x - x^3/3 for x >= 0 gives
     H(u) >= u (lam^2 - 1 - lam^6 u^2 / 3) > 0 for 0 < u < sqrt(3 (lam^2 - 1)) / lam^3, and lo is at most
     half that bound; H(1) = tanh(lam^2) - 1 < 0."""
