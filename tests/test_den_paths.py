@@ -165,3 +165,18 @@ def test_task_domain_is_decided(monkeypatch):
 
     monkeypatch.setattr(DenoisingTask, "from_params", classmethod(lax))
     assert not D._task_domain()["passed"]
+
+
+def test_prop_c3_solver_is_compared_with_the_derived_heads(monkeypatch):
+    """Opposite means, gamma = 0: the derived single heads are the solver's (both orientations at pi1 = 1/2, only
+    the first otherwise); a solver that lost its gate condition is caught."""
+    t = DenoisingTask.from_params({**D.DEGEN, "m2": [-3, 0], "pi1": "0.3"})
+    m1, m2, _g, x, _p = D._sym_task(t)
+    _gs, xs = TD.noise_symbols()
+    sub = lambda sols: [{k: sp.sympify(v).subs(xs, x) for k, v in d.items()} for d in sols]
+    good = D._c4_compare(t, np.random.default_rng(0), {"orientation": sub(TD.prop_c3_single_head_solve(m1, m2))})
+    assert good["equivalent"] and len(good["derived_solutions"]) == 1
+    # the exchanged orientation does not realise f* when pi1 != 1/2 (the intercepts differ)
+    bad = D._c4_compare(t, np.random.default_rng(0),
+                        {"swapped": sub(TD.prop_c3_single_head_solve(m1, m2, swapped=True))})
+    assert not bad["equivalent"] and bad["stated_not_realising_fstar"]

@@ -536,28 +536,39 @@ def _c4_derived(task_key):
     return U, V, z, e, derived, stated
 
 
-def _c4_compare(t: DenoisingTask, rng) -> dict:
+def _c4_compare(t: DenoisingTask, rng, stated_solutions=None) -> dict:
     """Derived single-head solutions vs the stated conditions at task ``t``, both directions:
     every derived solution satisfies (1)-(3) (or the exchanged orientation when pi1 = pi2), and
     every stated solution (free parameters set to random rationals) makes the display equal f*
-    at random rational queries (30 digits)."""
+    at random rational queries (30 digits).  ``stated_solutions`` ({name: [solution dicts]}) replaces
+    the stated side by given solution sets (Prop. C.3's solver); a derived solution then belongs to
+    the stated side when it specialises one of them (every stated entry, evaluated at the derived
+    solution, equals the derived value)."""
     m1, m2, g, x, p = _sym_task(t)
     U, V, z, e, derived, stated = _c4_derived((tuple(m1), tuple(m2), g, x, p))
     unknowns = list(U) + list(V)
-    sys_ = {"(1)-(3)": TD.single_head_conditions(U, V, m1, m2, g, x)}
-    if p == sp.Rational(1, 2):
-        sys_["exchanged endpoints"] = _swapped_conditions(U, V, m1, m2, g, x)
     not_stated = []
-    for s in derived:
-        if not any(all(sp.simplify(q.subs(s)) == 0 for q in eqs) for eqs in sys_.values()):
-            not_stated.append({str(k): str(v) for k, v in s.items()})
+    if stated_solutions is None:
+        sys_ = {"(1)-(3)": TD.single_head_conditions(U, V, m1, m2, g, x)}
+        if p == sp.Rational(1, 2):
+            sys_["exchanged endpoints"] = _swapped_conditions(U, V, m1, m2, g, x)
+        for s in derived:
+            if not any(all(sp.simplify(q.subs(s)) == 0 for q in eqs) for eqs in sys_.values()):
+                not_stated.append({str(k): str(v) for k, v in s.items()})
+    else:
+        stated = stated_solutions
+        for s in derived:
+            full = {u: s.get(u, u) for u in unknowns}
+            inside = lambda st: all(sp.simplify(full[u] - sp.sympify(v).xreplace(full)) == 0 for u, v in st.items())
+            if not any(inside(st) for sols in stated.values() for st in sols):
+                not_stated.append({str(k): str(v) for k, v in s.items()})
     not_realising, worst = [], mpm.mpf(0)
     with workdps(30):
         for name, sols in stated.items():
             for s in sols:
                 for _ in range(2 if any(u not in s for u in unknowns) else 1):  # free parameters: two draws
-                    free = {u: sp.Rational(int(rng.integers(-9, 10)), int(rng.integers(1, 6)))
-                            for u in unknowns if u not in s}
+                    free = {u: sp.Rational(int(rng.choice([-1, 1]) * rng.integers(1, 10)), int(rng.integers(1, 6)))
+                            for u in unknowns if u not in s}  # non-zero: a family may divide by a free entry
                     full = {u: sp.sympify(s.get(u, free.get(u))).xreplace(free) for u in unknowns}
                     eU = e.xreplace(full)
                     for q in _queries(rng, t.d, 2):
@@ -774,6 +785,27 @@ def _check_c3(params, ctx):
         ev["single_head_solutions"] = {"orientation": [str(x) for x in s1], "swapped": [str(x) for x in s2]}
         ev["no_single_head"] = not s1 and not s2
         if s1 or s2:
+            status = "refuted"
+        # derived from T = f* (no transcribed condition): no single head at the configured means, and at the
+        # opposite means m2 = -m1 (where one head exists) the derived heads == the solver's (both orientations
+        # when pi1 = pi2: the exchanged one needs the intercepts to match, which the solver's system leaves out)
+        rng = ctx.rng("c3-derived")
+        at_config = _c4_compare(t, rng, {"orientation": s1, "swapped": s2})
+        to = t.with_(m2=[-v for v in t.m1])
+        mo1, mo2, _g, xo, po = _sym_task(to)
+        _gs, xs = TD.noise_symbols()
+        sub = lambda sols: [{k: sp.sympify(v).subs(xs, xo) for k, v in d.items()} for d in sols]
+        so = {"orientation": sub(TD.prop_c3_single_head_solve(mo1, mo2))}
+        if po == sp.Rational(1, 2):
+            so["swapped"] = sub(TD.prop_c3_single_head_solve(mo1, mo2, swapped=True))
+        at_opposite = _c4_compare(to, rng, so)
+        ev["derived_single_heads"] = {
+            "at_configured_means": at_config, "at_opposite_means": at_opposite,
+            "rule": "derived as in prop-c.4 (display - f* over one denominator, exponential classes, Groebner): none at "
+                    "the configured means; at m2 = -m1 every derived head specialises one of the solver's and every "
+                    "solver head gives T = f* at random rational queries (the exchanged orientation only for pi1 = pi2)"}
+        if at_config["derived_solutions"] or not at_config["equivalent"] or not at_opposite["equivalent"] \
+                or not at_opposite["derived_solutions"]:
             status = "refuted"
     ok = status == "proven"
     return Outcome("verified" if ok else ("refuted" if status == "refuted" else "inconclusive"), ev)
