@@ -321,7 +321,7 @@ def _orth_complement_projector(m1, m2):
 def prop_c5_heads_noncollinear(m1, m2, gamma, xi, variant=None):
     """(U1, V1, U2, V2) of App. C.6, non-collinear means.  V_i is defined on E = span(m1, m2) by
     V_i m_i = a m_i, V_i m_j = 0, and by a/2 on the orthogonal complement.  ``variant``:
-    'no-perp' drops the complement term (control for d >= 3), 'swap-U' exchanges U1 and U2."""
+    'swap-U' exchanges U1 and U2 (control)."""
     s = gamma**2 + xi**2
     a = xi**2 / s
     dm = m1 - m2
@@ -330,7 +330,7 @@ def prop_c5_heads_noncollinear(m1, m2, gamma, xi, variant=None):
     G = (B.T * B).inv()
     dual = G * B.T  # rows: dual basis of (m1, m2) on E (zero on E-perp)
     Q = _orth_complement_projector(m1, m2)
-    perp = sp.zeros(d) if variant == "no-perp" else a / 2 * Q
+    perp = a / 2 * Q
     V1 = (a * m1 * dual[0, :]).applyfunc(sp.cancel) + perp
     V2 = (a * m2 * dual[1, :]).applyfunc(sp.cancel) + perp
     c0 = gamma**2 / (xi**2 * s)
