@@ -650,7 +650,10 @@ def _check_c4(params, ctx):
         "rule": "a head realises f* numerically when its Gauss-Hermite excess risk < 1e-20 x E||f*(Z)||^2 (float64 "
                 "round-off); at gamma != xi none may (a counterexample), at gamma = xi the same search must find one"}
     gamma_ne_xi = t.gamma != t.xi
-    exact_refuted = (not incompatible) or (gamma_ne_xi and not derived_none) \
+    # the generic families (symbolic equal-norm means, non-collinear and opposite): the only positive root is xi
+    generic_ok = gr1 == ["xi"] and gr2 == ["xi"]
+    ev["generic_roots_are_xi"] = generic_ok
+    exact_refuted = (not incompatible) or (gamma_ne_xi and not derived_none) or not generic_ok \
         or not at_balance["equivalent"] or not at_config["equivalent"]
     if exact_refuted:
         return Outcome("refuted", ev)
