@@ -16,9 +16,9 @@ from .errors import InputError
 from .mixture import GaussianMixture, psd_sqrt
 from .precision import workdps
 
-__all__ = ["finite_prompt_attention", "sample_tokens", "projected_law",
+__all__ = ["finite_prompt_attention", "sample_tokens",
            "simulate_outputs", "finite_prompt_constants", "finite_prompt_constants_mp",
-           "NORMALS_PER_TOKEN", "normals_per_token", "simulate_outputs_batched", "StreamingAttention",
+           "normals_per_token", "simulate_outputs_batched", "StreamingAttention",
            "finite_prompt_attention_stream", "iter_token_chunks"]
 
 
@@ -73,19 +73,6 @@ def _float_arrays(mix: GaussianMixture):
         return arrs
     _ARRAYS[key] = (ref, arrs)
     return arrs
-
-
-def projected_law(mix: GaussianMixture, a: np.ndarray, V: np.ndarray):
-    """Per component, the mean (1+p,) and a square root (1+p, 1+p) of the covariance of the pair
-    (<a, z>, V z) for z ~ N(m_k, G_k) (notes, 'Exact low-dimensional sampling')."""
-    w, m, G = _float_arrays(mix)
-    B = np.vstack([a[None, :], V])  # (1+p, D)
-    means = m @ B.T
-    roots = np.stack([psd_sqrt(B @ g @ B.T) for g in G])
-    return w, means, roots
-
-
-NORMALS_PER_TOKEN = "1 + p (plus one uniform for the component label)"
 
 
 def normals_per_token(p: int) -> int:
@@ -269,9 +256,9 @@ class StreamingAttention:
     def update_projected(self, scores, values) -> "StreamingAttention":
         """Add tokens given by their scores <U z, z_i> (n,) and values V z_i (n, p)."""
         s = np.asarray(scores, float).reshape(-1)
-        y = np.asarray(values, float).reshape(s.shape[0], -1)
-        if s.size == 0:
+        if s.size == 0:  # an empty chunk (checked first: values of shape (0, p) cannot be reshaped to (0, -1))
             return self
+        y = np.asarray(values, float).reshape(s.shape[0], -1)
         cm = s.max()
         new = max(self.max, cm)
         e = np.exp(s - new)
