@@ -637,7 +637,7 @@ class MultiHeadEngine:
         return T, mx + np.log(den)
 
 
-def simulate_excess(mix, heads, target, z, L: int, R: int, rng, control_variate: bool = True) -> dict:
+def simulate_excess(mix, heads, target, z, L: int, R: int, rng) -> dict:
     """R prompts of L tokens for the fixed query z: X = L (||B z - yhat_L||^2 - ||B z - yhat_inf||^2)
     (L times the excess risk given the prompt; the target noise cancels exactly), and the control
     variate Y = L (-2 r^T e_lin + ||e_lin||^2), e_lin = sum_h W_h (Dhat_h / M(a_h)) (T_L^h - T^h), the
@@ -768,14 +768,12 @@ def simulate_excess_averaged(mix, heads, target, queries: GaussianMixture, L: in
     # control variate with mean exactly 0 given z: the linear term -2 L r^T e_lin only (the quadratic
     # part's mean K_var(z) is heavy-tailed over queries once lambda* > 1/4, so it is not subtracted)
     Y = -2 * L * (lin * r0).sum(1)
-    return {"X": iw * Xv, "X_cv": iw * (Xv - Y), "sq_error": iw * (err**2).sum(1), "Z": Z, "K_per_query": c["K"],
-            "weights": iw}
+    return {"X": iw * Xv, "X_cv": iw * (Xv - Y), "sq_error": iw * (err**2).sum(1), "Z": Z, "weights": iw}
 
 
 def covariance_blocks(mix: GaussianMixture, heads, z, variant: str | None = None) -> dict:
     """L Cov(T^h, T^k) -> C_hk (p_h x p_k) for one query, every pair (h, k), float64.
-    ``variant='no-mean-shift'`` drops the d d^T products; ``'rho-geometric'`` replaces rho_hk by
-    sqrt(rho_hh rho_kk) (negative controls)."""
+    ``variant='no-mean-shift'`` drops the d d^T products (a negative control)."""
     w, m, G = _arrays(mix)
     z = np.asarray(z, float)
     arr = [h.arrays() for h in heads]
@@ -792,8 +790,5 @@ def covariance_blocks(mix: GaussianMixture, heads, z, variant: str | None = None
                 dh = mu2[0, j] - one[h][4][0]
                 dk = mu2[0, j] - one[k][4][0]
                 C += g2[0, j] * (G[j] + (0 if variant == "no-mean-shift" else 1) * np.outer(dh, dk))
-            out[(h, k)] = arr[h][1] @ C @ arr[k][1].T
-    for (h, k), C in out.items():
-        rr = np.sqrt(rhos[(h, h)] * rhos[(k, k)]) if variant == "rho-geometric" else rhos[(h, k)]
-        out[(h, k)] = rr * C
+            out[(h, k)] = rhos[(h, k)] * (arr[h][1] @ C @ arr[k][1].T)
     return {"blocks": out, "rho": rhos}

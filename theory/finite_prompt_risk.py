@@ -48,29 +48,36 @@ def delta_method_risk(H: int = 2):
     loss = sp.expand(loss)
     coeff2 = loss.coeff(eps, 2)
     coeff1 = loss.coeff(eps, 1)
-    # expectation: E X_i = 0, E X_i X_j = c_ij (quadratic monomials only at order eps^2)
+    # expectation: E X_i X_j = c_ij; at order eps^2 every monomial is quadratic in X (each eps comes with one X and
+    # the eps^2 terms of the expansion carry two), so no constant or linear monomial has to be handled
     poly = sp.Poly(coeff2, *X)
     expect = 0
     for mon, co in poly.terms():
         idx = [i for i, e in enumerate(mon) for _ in range(e)]
         if len(idx) == 2:
             expect += co * c[(idx[0], idx[1])]
-        elif len(idx) == 0:
-            expect += co
-        # degree-1 monomials have mean zero
     first = sp.Poly(coeff1, *X)
     first_mean = sum(co for mon, co in first.terms() if sum(mon) == 0)  # must vanish
     return {"eps": eps, "r": r, "d": d, "t": t, "w": w, "c": c, "names": names,
             "coefficient": sp.expand(expect), "first_order_mean": sp.expand(first_mean)}
 
 
-def risk_coefficient_stated(sy, H: int = 2):
-    d, t, w, c, r, names = sy["d"], sy["t"], sy["w"], sy["c"], sy["r"], sy["names"]
-    iN = lambda h: names.index(f"N{h}")
-    iD = lambda h: names.index(f"D{h}")
-    C = lambda h, k: (c[(iN(h), iN(k))] - t[k] * c[(iN(h), iD(k))] - t[h] * c[(iD(h), iN(k))]
-                      + t[h] * t[k] * c[(iD(h), iD(k))]) / (d[h] * d[k])
-    b = lambda h: (t[h] * c[(iD(h), iD(h))] - c[(iN(h), iD(h))]) / d[h] ** 2
+def risk_coefficient_stated(H: int = 2):
+    """The stated K from its own symbols, made by name (d_h, t_h, w_h, r and c_{x}_{y} for the covariance of the
+    single-token fluctuations X_x, X_y, x <= y in name order): it shares no symbol table with the derivation, so a
+    derivation that confused two covariances could not agree with it."""
+    r = sp.Symbol("r", real=True)
+    d = sp.symbols(f"d0:{H}", positive=True)
+    t = sp.symbols(f"t0:{H}", real=True)
+    w = sp.symbols(f"w0:{H}", real=True)
+
+    def cv(x, y):
+        a, b = sorted((x, y))
+        return sp.Symbol(f"c_{a}_{b}", real=True)
+
+    C = lambda h, k: (cv(f"N{h}", f"N{k}") - t[k] * cv(f"N{h}", f"D{k}") - t[h] * cv(f"D{h}", f"N{k}")
+                      + t[h] * t[k] * cv(f"D{h}", f"D{k}")) / (d[h] * d[k])
+    b = lambda h: (t[h] * cv(f"D{h}", f"D{h}") - cv(f"N{h}", f"D{h}")) / d[h] ** 2
     return sum(w[h] * w[k] * C(h, k) for h in range(H) for k in range(H)) - 2 * r * sum(w[h] * b(h) for h in range(H))
 
 
@@ -79,7 +86,7 @@ def risk_expansion_derivation(H: int = 2) -> Derivation:
     sy = delta_method_risk(H)
     return Derivation(f"finite-prompt risk coefficient, {H} heads sharing one prompt (delta method)",
                       "issue 13 (derived here, beyond the paper)", sy["coefficient"],
-                      sp.expand(risk_coefficient_stated(sy, H)),
+                      sp.expand(risk_coefficient_stated(H)),
                       ("sample means Nbar_h = d_h t_h + eps X_N, Dbar_h = d_h + eps X_D, eps^2 = 1/L",
                        "E X = 0, E X_i X_j = c_ij (one token's covariances); remainder O(eps^3)"),
                       notes=f"the eps^1 mean vanishes: {sy['first_order_mean']}")
