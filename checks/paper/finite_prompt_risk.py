@@ -72,6 +72,350 @@ def _setup(params, mix_key="mixture"):
     return mix, heads, target
 
 
+# ---- deterministic links between the code paths of numerics.risk ---------------------------------
+#: float64 against an independent path (30/40-digit twin, another float64 formula, a quadrature): the same
+#: constant from sums of O(10) terms and exponentials of O(1) scores agrees to FLOAT_TOL * max(1, scale)
+FLOAT_TOL = 1e-9
+PARTS = ("K", "variance", "cross", "bias_residual", "risk_infinite")
+
+
+def _rel_decision(name, diffs: dict, tol: float, extra=None) -> dict:
+    """A deterministic decision over named relative differences (no alpha); a None difference (a path that
+    could not be evaluated) is inconclusive, never refuted."""
+    vals = [v for v in diffs.values() if v is not None]
+    passed = None if len(vals) < len(diffs) else bool(all(v <= tol for v in vals))
+    if passed is False:
+        verdict = "refuted"
+    else:
+        verdict = "inconclusive" if passed is None else "confirmed"
+    return {"passed": passed, "verdict": verdict, "relative_differences": diffs, "tolerance": tol, **(extra or {}),
+            "rule": f"{name}: deterministic (no alpha), every relative difference <= {tol:g}"}
+
+
+def _per_query_links(mix, heads, target, Z) -> dict:
+    """At each query z (rows of Z): numerics.risk.risk_constants (float64, vectorised) == risk_constants_mp at
+    30 digits for every part (K, variance, cross, bias_residual, risk_infinite), relative to the largest |part|;
+    and R_inf(z) == ||B z - sum_h W_h T_h(z)||^2 + tr(noise), T_h = numerics.attention.softmax_attention (the
+    operator through the lambdified CGF kernel, another code path), with the prediction sum_h W_h T_h(z)."""
+    from softmix.numerics.attention import softmax_attention
+
+    Z = np.atleast_2d(np.asarray(Z, float))
+    c = RK.risk_constants(mix, heads, target, Z)
+    B, N = target.arrays()
+    diffs = {}
+    for i, z in enumerate(Z):
+        cm = RK.risk_constants_mp(mix, heads, target, [float(x) for x in z], dps=30)
+        scale = max(1.0, max(abs(float(cm[k])) for k in PARTS))
+        diffs[f"query {i}: float64 vs 30 digits"] = max(abs(float(c[k][i]) - float(cm[k])) for k in PARTS) / scale
+    pred = sum(W @ V @ softmax_attention(mix, U, np.eye(mix.dim), Z).T for U, V, W in (h.arrays() for h in heads)).T
+    r = Z @ B.T - pred
+    rinf = (r**2).sum(1) + float(np.trace(N))
+    diffs["prediction vs sum_h W_h T_h(z)"] = (float(np.max(np.abs(c["prediction"] - pred)))
+                                               / max(1.0, float(np.abs(pred).max())))
+    diffs["R_inf vs ||B z - sum_h W_h T_h(z)||^2 + tr(noise)"] = float(np.max(np.abs(c["risk_infinite"] - rinf))
+                                                                       / max(1.0, float(np.abs(rinf).max())))
+    return _rel_decision("per-query constants: float64 == 30 digits, and the prediction and R_inf == the attention "
+                         "operator's", diffs, FLOAT_TOL, {"queries": Z.tolist()})
+
+
+#: Gauss-Hermite rules (nodes per direction of each query component's range), refined in this order until two
+#: successive rules agree to GH_AGREE (relative to the largest |part|); a rule with more than GH_MAX_POINTS
+#: nodes per component is not tried (the quadrature is then undecided: inconclusive, never refuted)
+GH_NODES = (12, 16, 24, 32, 48, 64, 96)
+GH_MAX_POINTS = 120000
+GH_AGREE = 1e-11
+
+
+def _query_average_quadrature(mix, heads, target, queries, parts=PARTS) -> dict:
+    """E_z of every per-query part for z ~ queries by tensor Gauss-Hermite quadrature on the range of each
+    query component's covariance (singular ones included), the integrand numerics.risk.risk_constants at the
+    nodes: a reference for the closed form and the Monte Carlo that shares neither (exact up to the rule's
+    error, estimated by the difference of two successive rules)."""
+    import itertools
+
+    qw, qm, qS = queries.arrays()
+    comps = []
+    for j in range(len(qw)):
+        ev, Q = np.linalg.eigh(np.asarray(qS[j], float))
+        keep = ev > 1e-12 * max(float(ev.max()), 1e-300)
+        comps.append(Q[:, keep] * np.sqrt(ev[keep]))
+
+    def rule(n):
+        x, w = np.polynomial.hermite_e.hermegauss(n)
+        w = w / w.sum()
+        out = dict.fromkeys(parts, 0.0)
+        for j, R in enumerate(comps):
+            r = R.shape[1]
+            if r == 0:
+                c = RK.risk_constants(mix, heads, target, qm[j][None])
+                for k in parts:
+                    out[k] += qw[j] * float(c[k][0])
+                continue
+            X = np.array(list(itertools.product(x, repeat=r)))
+            W = np.prod(np.array(list(itertools.product(w, repeat=r))), axis=1)
+            with np.errstate(all="ignore"):
+                c = RK.risk_constants(mix, heads, target, qm[j][None] + X @ R.T)
+            for k in parts:
+                out[k] += qw[j] * float(W @ c[k])
+        return out
+
+    prev, err, used = None, None, None
+    rmax = max([R.shape[1] for R in comps] + [1])
+    for n in GH_NODES:
+        if n ** rmax > GH_MAX_POINTS:
+            break
+        cur = rule(n)
+        if prev is not None:
+            scale = max(1.0, max(abs(cur[k]) for k in parts))
+            err = max(abs(cur[k] - prev[k]) for k in parts) / scale if all(np.isfinite(cur[k]) for k in parts) else None
+            used = n
+            if err is not None and err <= GH_AGREE:
+                return {"values": cur, "nodes": n, "error": err, "converged": True}
+        prev = cur
+    return {"values": prev, "nodes": used, "error": err, "converged": False}
+
+
+#: the mixture-token Monte Carlo of averaged_risk (numerics.risk._mc_average), decided inside fp-risk-expansion
+#: on a mixture whose two components are the same Gaussian (the same law, so its query average is the closed
+#: form's): queries of the main comparison, and batches x queries of the standard-error calibration
+MC_PATH_QUERIES = 5000
+MC_PATH_BATCHES, MC_PATH_BATCH_QUERIES = 40, 400
+MC_PATH_WEIGHTS = ("0.3", "0.7")
+MC_PATH_ALPHA_SHARE = 0.1   # of fp-risk-expansion's alpha, half for the z-tests, half for the calibration
+MC_PATH_MARGIN = 0.05       # half-width of every z-test / max(1, the largest |closed-form part|)
+
+
+def _mc_path(ctx, fam, gaussian_tokens, heads, queries, target) -> tuple[list, dict]:
+    """averaged_risk on tokens sum_k pi_k N(m, G) with identical components (pi = MC_PATH_WEIGHTS) takes the
+    importance-sampled Monte Carlo path over queries; that mixture IS N(m, G), so every part must agree with
+    the closed form of the one-component mixture (z-tests, Bonferroni over the parts, the dropped variants
+    'cross' and 'bias-residual' included), and its standard error must be calibrated: over MC_PATH_BATCHES
+    independent runs the sum of squared z-scores of K is chi-square with MC_PATH_BATCHES dof (two-sided test).
+    Approximate: CLT for each run; the closed form is exact."""
+    w = MC_PATH_WEIGHTS
+    dup = GaussianMixture.from_json_obj({"weights": list(w), "means": gaussian_tokens["means"] * 2,
+                                         "covariances": gaussian_tokens["covariances"] * 2}, where="duplicated tokens")
+    gmix = GaussianMixture.from_json_obj(gaussian_tokens, where="gaussian_tokens")
+    est, se, pred, names = [], [], [], []
+    scale = None
+    mc_rows = {}
+    zero_ok = True
+    for drop, keys in ((None, PARTS), ("cross", ("K", "variance")), ("bias-residual", ("K",))):
+        ex = RK.averaged_risk(gmix, heads, queries, target, drop=drop)
+        mc = RK.averaged_risk(dup, heads, queries, target, n_mc=MC_PATH_QUERIES, seed=ctx.seed_sequence("mc-path"),
+                              drop=drop)
+        scale = scale or max(1.0, max(abs(float(ex[k])) for k in PARTS))
+        for k in keys:
+            est.append(float(mc[k]) / scale)
+            se.append(float(mc["standard_error"][k]) / scale)
+            pred.append(float(ex[k]) / scale)
+            names.append(f"{k}" + (f" (drop {drop})" if drop else ""))
+        if drop == "bias-residual":  # the dropped part is exactly zero on both paths
+            zero_ok = float(mc["bias_residual"]) == 0.0 == float(ex["bias_residual"])
+        mc_rows[str(drop)] = {"method": mc["method"], "monte_carlo": {k: float(mc[k]) for k in keys},
+                              "standard_error": {k: float(mc["standard_error"][k]) for k in keys},
+                              "closed_form": {k: float(ex[k]) for k in keys}}
+    sub = fam.sub("mixture-monte-carlo-path", MC_PATH_ALPHA_SHARE)
+    zrule = ZTest(sub.split("parts-vs-closed-form", 0.5), margin=MC_PATH_MARGIN,
+                  name="mixture-token Monte Carlo (identical components) == closed form, parts / max(1, |closed form|)")
+    zdec = zrule.decide(est, se, pred, n_samples=MC_PATH_QUERIES)
+    zdec["entries"] = names
+    if any(r["method"] != "monte-carlo" for r in mc_rows.values()) or not zero_ok:
+        zdec.update(passed=False, verdict="refuted", reason="averaged_risk did not take the Monte Carlo path on mixture "
+                                                            "tokens, or a dropped bias-residual part is not zero")
+    exact_K = float(RK.averaged_risk(gmix, heads, queries, target)["K"])
+    zs = []
+    for b in range(MC_PATH_BATCHES):
+        mc = RK.averaged_risk(dup, heads, queries, target, n_mc=MC_PATH_BATCH_QUERIES,
+                              seed=ctx.seed_sequence("mc-calibration", b))
+        s_ = float(mc["standard_error"]["K"])
+        zs.append((float(mc["K"]) - exact_K) / s_ if s_ > 0 and math.isfinite(s_) else float("nan"))
+    a_cal = sub.rest("standard-error-calibration")
+    chi2 = float(np.sum(np.square(zs)))
+    lo, hi = float(stats.chi2.ppf(a_cal / 2, len(zs))), float(stats.chi2.isf(a_cal / 2, len(zs)))
+    ok = bool(np.isfinite(chi2) and lo <= chi2 <= hi) if np.isfinite(chi2) else None
+    cal = {"passed": ok, "verdict": "inconclusive" if ok is None else ("confirmed" if ok else "refuted"),
+           "chi2": chi2, "dof": len(zs), "interval": [lo, hi], "alpha": a_cal,
+           "rule": f"standard-error calibration: sum over {len(zs)} independent runs ({MC_PATH_BATCH_QUERIES} queries "
+                   f"each) of ((K_run - K_closed_form) / se_run)^2 inside the two-sided chi-square({len(zs)}) interval at level "
+                   f"{a_cal:.3g}"}
+    return [zdec, cal], {"mixture_weights": list(w), "runs": mc_rows, "z_tests": zdec, "calibration": cal}
+
+
+def _covariance_links(mix, heads, target, z) -> dict:
+    """numerics.risk.covariance_blocks at one query against two other code paths (deterministic, FLOAT_TOL):
+    sum_{h,k} tr(W_h C_hk W_k^T) == risk_constants' variance and its h != k part == its cross; each diagonal
+    block C_hh and rho_hh == numerics.finite_prompt.finite_prompt_constants of head h alone (the single-head
+    constants through the lambdified CGF kernel)."""
+    from softmix.numerics.finite_prompt import finite_prompt_constants
+
+    cb = RK.covariance_blocks(mix, heads, z)
+    c = RK.risk_constants(mix, heads, target, np.asarray(z, float)[None])
+    arr = [h.arrays() for h in heads]
+    H = len(arr)
+    tr = {(h, k): float(np.trace(arr[h][2] @ cb["blocks"][(h, k)] @ arr[k][2].T)) for h in range(H) for k in range(H)}
+    var, cross = sum(tr.values()), sum(v for (h, k), v in tr.items() if h != k)
+    scale = max(1.0, abs(float(c["variance"][0])))
+    diffs = {"sum_hk tr(W_h C_hk W_k^T) vs risk_constants variance": abs(var - float(c["variance"][0])) / scale,
+             "h != k part vs risk_constants cross": abs(cross - float(c["cross"][0])) / scale}
+    for h, (U, V, _W) in enumerate(arr):
+        fc = finite_prompt_constants(mix, U, V, z)
+        diffs[f"C_{h}{h} vs finite_prompt_constants"] = float(np.max(np.abs(cb["blocks"][(h, h)] - fc["covariance"]))
+                                                              / max(1.0, float(np.abs(fc["covariance"]).max())))
+        diffs[f"rho_{h}{h} vs finite_prompt_constants"] = abs(cb["rho"][(h, h)] - fc["rho"]) / max(1.0, fc["rho"])
+        diffs[f"rho_{h}{h} vs risk_constants"] = abs(cb["rho"][(h, h)] - float(c["rho"][h, h, 0])) / max(1.0, fc["rho"])
+    for h in range(H):
+        for k in range(h + 1, H):
+            diffs[f"rho_{h}{k} vs risk_constants"] = (abs(cb["rho"][(h, k)] - float(c["rho"][h, k, 0]))
+                                                      / max(1.0, cb["rho"][(h, k)]))
+    return _rel_decision("covariance blocks == risk_constants' variance and cross, and the single-head constants",
+                         diffs, FLOAT_TOL)
+
+
+def _past_threshold_link(gmix, heads, queries, target, gaussian_tokens) -> dict:
+    """Past the threshold (lambda* >= 1/2) the query average of K is infinite: averaged_risk must say so on both of
+    its paths -- the closed form (Gaussian tokens; float64 and mpmath) and the Monte Carlo path (the same Gaussian as a
+    mixture of two identical components) -- with the other parts reported as None, while R_inf stays finite: the
+    closed form's R_inf equals the Gauss-Hermite quadrature of the per-query R_inf (a quadratic: the rule is exact)
+    and its mpmath twin (FLOAT_TOL); the Monte Carlo path's R_inf is not compared (it is random)."""
+    dup = GaussianMixture.from_json_obj({"weights": list(MC_PATH_WEIGHTS), "means": gaussian_tokens["means"] * 2,
+                                         "covariances": gaussian_tokens["covariances"] * 2}, where="duplicated tokens")
+    cf = RK.averaged_risk(gmix, heads, queries, target)
+    cfm = RK.averaged_risk(gmix, heads, queries, target, dps=30)
+    mc = RK.averaged_risk(dup, heads, queries, target, n_mc=200, seed=0)
+    quad = _query_average_quadrature(gmix, heads, target, queries, parts=("risk_infinite",))  # only R_inf is finite
+    flags = {"closed form: K infinite, parts None": (cf["K"] == float("inf") and not cf["finite"]
+                                                    and all(cf[k] is None for k in ("variance", "cross", "bias_residual"))),
+             "closed form (30 digits): K infinite": cfm["K"] == float("inf"),
+             "Monte Carlo path: K infinite, parts None": (
+                 mc["method"] == "monte-carlo" and mc["K"] == float("inf") and not mc["finite"]
+                 and all(mc[k] is None for k in ("variance", "cross", "bias_residual")) and "K" not in mc["standard_error"])}
+    r = float(cf["risk_infinite"])
+    diffs = {"R_inf: closed form vs quadrature": (abs(r - quad["values"]["risk_infinite"]) / max(1.0, abs(r))
+                                                  if quad["converged"] else None),
+             "R_inf: float64 vs 30 digits": abs(r - float(cfm["risk_infinite"])) / max(1.0, abs(r))}
+    dec = _rel_decision("past the threshold: averaged_risk reports an infinite K on the closed-form and Monte Carlo paths, "
+                        "and a finite R_inf equal to its quadrature and its 30-digit value", diffs, FLOAT_TOL,
+                        {"flags": flags})
+    if not all(flags.values()):
+        dec.update(passed=False, verdict="refuted")
+    return dec
+
+
+#: fp-multihead-covariance: the multi-head engine's one-component branch against its mixture branch
+BRANCH_L, BRANCH_R, BRANCH_ALPHA_SHARE, BRANCH_MARGIN = 48, 2000, 0.05, 0.3
+
+
+def _engine_branch_link(ctx, fam, mixture_obj, heads, z) -> dict:
+    """numerics.risk.MultiHeadEngine on Gaussian tokens N(m, G) (the first component of the claim's mixture) takes
+    its one-component branch; on the mixture of two identical components N(m, G) it takes the mixture branch (the
+    branch the claim's Monte Carlo decides), with the same law of every head's T_L.  Two-sample z-tests of the
+    means of T_L^h (every head, every coordinate; Bonferroni), in units of the largest sd of T_L, at
+    BRANCH_ALPHA_SHARE of the claim's alpha; L = BRANCH_L, BRANCH_R prompts per branch.  Approximate: CLT."""
+    one = {"weights": ["1"], "means": mixture_obj["means"][:1], "covariances": mixture_obj["covariances"][:1]}
+    two = {"weights": list(MC_PATH_WEIGHTS), "means": mixture_obj["means"][:1] * 2,
+           "covariances": mixture_obj["covariances"][:1] * 2}
+    T1, _ = RK.MultiHeadEngine(GaussianMixture.from_json_obj(one), heads, z).run(
+        BRANCH_L, BRANCH_R, np.random.default_rng(ctx.seed_sequence("engine-branch", 1)))
+    T2, _ = RK.MultiHeadEngine(GaussianMixture.from_json_obj(two), heads, z).run(
+        BRANCH_L, BRANCH_R, np.random.default_rng(ctx.seed_sequence("engine-branch", 2)))
+    sd = max(float(np.sqrt(t.var(0, ddof=1).max())) for t in T1)
+    est = np.concatenate([(a.mean(0) - b.mean(0)) / sd for a, b in zip(T1, T2)])
+    se = np.concatenate([np.hypot(a.std(0, ddof=1), b.std(0, ddof=1)) / math.sqrt(BRANCH_R) / sd for a, b in zip(T1, T2)])
+    rule = ZTest(fam.split("engine-one-component-branch", BRANCH_ALPHA_SHARE), margin=BRANCH_MARGIN,
+                 name="multi-head engine, one-component branch vs mixture branch: means of T_L^h / max sd(T_L)")
+    return rule.decide(est, se, np.zeros_like(est), n_samples=BRANCH_R)
+
+
+def _closed_form_links(mix, heads, queries, target, cf, mp=None) -> dict:
+    """The closed form's parts (numerics.risk.averaged_risk on Gaussian tokens: float64 ``cf``, optionally its
+    mpmath twin ``mp``) against the Gauss-Hermite quadrature of the per-query constants (every part, to
+    FLOAT_TOL relative to the largest |part|; undecided if the quadrature did not converge) and the float64 parts
+    against the mpmath ones (FLOAT_TOL)."""
+    quad = _query_average_quadrature(mix, heads, target, queries)
+    scale = max(1.0, max(abs(float(cf[k])) for k in PARTS))
+    diffs = {f"{k}: closed form vs quadrature": (abs(float(cf[k]) - quad["values"][k]) / scale
+                                                 if quad["converged"] else None) for k in PARTS}
+    if mp is not None:
+        diffs.update({f"{k}: float64 vs {mp['dps']} digits": abs(float(cf[k]) - float(mp[k])) / scale for k in PARTS})
+    dec = _rel_decision("query average: closed form == Gauss-Hermite quadrature of the per-query constants"
+                        + (" and float64 == mpmath" if mp is not None else ""), diffs, FLOAT_TOL,
+                        {"quadrature": {"nodes_per_direction": quad["nodes"], "error_estimate": quad["error"],
+                                        "converged": quad["converged"], "values": quad["values"]}})
+    if not quad["converged"]:
+        dec["reason"] = ("the quadrature did not reach its agreement of %g within %d nodes per component"
+                         % (GH_AGREE, GH_MAX_POINTS))
+    return dec
+
+
+def _independent_threshold(mix, heads, queries, tol=1e-9) -> dict:
+    """lambda*, and per top (head, token component, query component) the multiplicity, the mean-shift flag and
+    the centring, from the eigen-decomposition of the NON-symmetric product Sigma_j U_h^T G_k U_h (the same
+    non-zero spectrum as R_j^T U_h^T G_k U_h R_j; its eigenvectors for lambda are R_j v): the mean shift is
+    W_h V_h G_k U_h w != 0 and the centring w^T U_h^T G_k U_h mu_j = 0 for w in that eigenspace.  No square root
+    of Sigma_j, no symmetric eigensolver: a different path from numerics.risk.threshold_info."""
+    _w, _m, G = mix.arrays()
+    qw, qm, qS = queries.arrays()
+    rows = []
+    for h, hd in enumerate(heads):
+        U, V, W = hd.arrays()
+        P = W @ V
+        for k in range(len(G)):
+            if np.abs(P @ G[k]).max() <= tol * max(1.0, np.abs(G[k]).max()):
+                continue
+            A = U.T @ G[k] @ U
+            for j in range(len(qw)):
+                ev, vec = np.linalg.eig(np.asarray(qS[j], float) @ A)
+                ev = ev.real
+                lam = float(ev.max())
+                top = vec[:, ev >= lam - tol * max(1.0, abs(lam))].real
+                shift = float(np.abs(P @ G[k] @ U @ top).max()) > tol * max(1.0, float(np.abs(top).max()))
+                centred = float(np.abs(top.T @ A @ qm[j]).max()) <= tol * max(1.0, float(np.abs(top).max()))
+                rows.append({"head": h, "token_component": k, "query_component": j, "lambda": lam,
+                             "multiplicity": int(top.shape[1]), "mean_shift_on_top": bool(shift), "centred": bool(centred)})
+    return {"lambda": max([r["lambda"] for r in rows], default=0.0), "rows": rows}
+
+
+def _threshold_link(mix, heads, queries, th=None, expected=None) -> dict:
+    """numerics.risk.threshold_info (lambda*, finiteness, rate exponent, and for Gaussian tokens the log power
+    m/2 - 1 + d of the rate) against ``_independent_threshold``: lambda* to FLOAT_TOL relative (and to ``expected``,
+    the value the heads were scaled to, when given), and on every top row the multiplicity, the mean-shift flag and
+    the centring exactly (deterministic, no alpha)."""
+    th = th or RK.threshold_info(mix, heads, queries)
+    ind = _independent_threshold(mix, heads, queries)
+    lam = ind["lambda"]
+    diffs = {"lambda*": abs(th["lambda"] - lam) / max(1.0, abs(lam))}
+    if expected is not None:
+        diffs["lambda* (independent) vs the scaled value"] = abs(lam - float(expected)) / max(1.0, abs(float(expected)))
+    key = lambda r: (r["head"], r["token_component"], r["query_component"])
+    mine = {key(r): r for r in ind["rows"]}
+    theirs = {key(r): r for r in th["rows"]}
+    same = set(mine) == set(theirs)
+    mism = [] if same else ["the (head, token component, query component) rows differ"]
+    top = [r for r in ind["rows"] if r["lambda"] >= lam - 1e-9 * max(1.0, abs(lam))]
+    for r in top if same and lam > 1e-9 else []:  # at lambda* = 0 the top eigenspace is not a property of the heads
+        t = theirs[key(r)]
+        for f in ("multiplicity", "mean_shift_on_top", "centred"):
+            if t[f] != r[f]:
+                mism.append(f"{key(r)} {f}: threshold_info {t[f]}, eigen-decomposition {r[f]}")
+    expect_finite = lam < 0.5
+    if th["finite"] != expect_finite:
+        mism.append(f"finite: {th['finite']} while lambda* = {lam:.6g}")
+    if not expect_finite:
+        at = abs(lam - 0.5) <= 1e-9
+        rate = -1.0 if at else -1 / (2 * lam)
+        diffs["rate exponent"] = abs(th["rate_exponent"] - rate)
+        ok = mix.n_components == 1 and all(r["centred"] for r in top)
+        beta = max(r["multiplicity"] / 2 + (0 if at else -1) + int(r["mean_shift_on_top"]) for r in top) if ok else None
+        if th.get("log_power") != beta:
+            mism.append(f"log power: threshold_info {th.get('log_power')}, eigen-decomposition {beta}")
+    dec = _rel_decision("threshold: threshold_info == an independent eigen-decomposition of Sigma_j U^T G U", diffs,
+                        FLOAT_TOL, {"lambda_independent": lam, "mismatches": mism})
+    if mism:
+        dec.update(passed=False, verdict="refuted")
+    return dec
+
+
 #: Margins declared before any run: the largest acceptable half-width of a limit's (1 - alpha) interval,
 #: relative to the largest |predicted| entry (``InverseLRule`` / ``ZTest`` with ``relative=True``), and of a
 #: rate's slope interval (absolute, in units of the exponent).
@@ -392,8 +736,8 @@ def _check_cov(params, ctx):
     rows = _cached(ctx, params, "cov", run)
     Ls = [r["L"] for r in rows]
     fam = AlphaFamily(name="fp-multihead-covariance")
-    rule = InverseLRule(fam.rest("cross-block-and-mse-limits"), margin=COV_RELATIVE_MARGIN, relative=True,
-                        name="limits of L Cov(T^0, T^1) entries and L E||sum_h W_h (T_L^h - T^h)||^2")
+    rule = InverseLRule(fam.split("cross-block-and-mse-limits", 1 - BRANCH_ALPHA_SHARE), margin=COV_RELATIVE_MARGIN,
+                        relative=True, name="limits of L Cov(T^0, T^1) entries and L E||sum_h W_h (T_L^h - T^h)||^2")
     dec = rule.decide(Ls, [r["est"] + [r["L_output_mse"]] for r in rows], [r["se"] + [r["L_output_mse_se"]] for r in rows],
                       list(np.ravel(pred01)) + [pred_var], n_samples=int(params["reps"]))
     if v == "no-mean-shift":  # the same mistake on the symbolic side must fail too
@@ -401,12 +745,16 @@ def _check_cov(params, ctx):
     elif v is not None:  # the control changes only the numeric prediction
         sym_ok = True
     sym = _sym_decision(sym_ok, sym_rows)
+    links = [_covariance_links(mix, heads, target, z), _per_query_links(mix, heads, target, z[None]),
+             _engine_branch_link(ctx, fam, params["mixture"], heads, z)] if v is None else []
     ev = {"symbolic": sym_rows, "rho": {f"{h}{k}": r for (h, k), r in cb["rho"].items()},
           "predicted_cross_block": np.asarray(pred01).tolist(), "predicted_L_output_mse": pred_var,
           "per_L": rows, "test": dec, "symbolic_test": sym, "alpha": fam.ledger(),
           "rule": rule.describe() + " (entries: the cross block C_01 row-major, then the output MSE sum tr(W C W^T)); "
-                  + sym["rule"] + " (C_01 and b_0 from the MGF)"}
-    return Outcome(combine(dec, sym), ev)
+                  + sym["rule"] + " (C_01 and b_0 from the MGF)" + "".join("; " + d["rule"] for d in links)}
+    if links:
+        ev["numerics_paths"] = {"covariance_blocks": links[0], "per_query_constants": links[1], "engine_branches": links[2]}
+    return Outcome(combine(dec, sym, *links), ev)
 
 
 register(Claim(
@@ -421,6 +769,10 @@ register(Claim(
     controls=(Control("no-cross-head", "cross block predicted 0 (heads treated as reading independent prompts)"),
               Control("no-mean-shift", "C_hh' without the mean-shift products (tilted covariances only)")),
     derivations=lambda: [TR.multihead_covariance_derivation(2)],
+    independence=("derived side: simulated finite prompts read by several heads (the engine's mixture branch; its one-"
+                  "component branch compared in law); stated side: rho_hh' V_h C_hh' V_h'^T from the mixture's CGF, decided"
+                  " against risk_constants' variance and cross, the single-head finite_prompt_constants and "
+                  'risk_constants_mp at 30 digits (other code paths); shared: the mixture parser')
 ))
 
 
@@ -431,6 +783,12 @@ register(Claim(
 def _check_expansion(params, ctx):
     v = ctx.variant
     sym_ok, sym_rows = _sym(ctx, [TR.risk_expansion_derivation(2)])
+    # the eps^1 term of the delta method has mean zero (so the risk's first correction is O(1/L)), exactly
+    if "first-order-mean" not in _CACHE:
+        _CACHE["first-order-mean"] = TR.delta_method_risk(2)["first_order_mean"] == 0
+    sym_rows = sym_rows + [{"derivation": "the eps^1 coefficient of the delta method has mean 0",
+                            "status": "proven" if _CACHE["first-order-mean"] else "not proven"}]
+    sym_ok = sym_ok and _CACHE["first-order-mean"]
     # (a) one query, mixture tokens
     mix, heads, target = _setup(params)
     z = np.array([float(x) for x in params["z"]])
@@ -438,7 +796,7 @@ def _check_expansion(params, ctx):
     pred_q = float(_predicted_K({k: c[k][0] for k in ("K", "bias_residual", "cross")}, v if v != "mean-query-norm" else None))
     rows_q = _per_query_mc(ctx, params, mix, heads, target, z, "query")
     fam = AlphaFamily(name="fp-risk-expansion")
-    rule_q = InverseLRule(fam.take("per-query-K", 2), margin=K_RELATIVE_MARGIN, relative=True,
+    rule_q = InverseLRule(fam.split("per-query-K", 0.45), margin=K_RELATIVE_MARGIN, relative=True,
                           name="per query: limit of L (R_L(z) - R_inf(z))")
     dec_q = rule_q.decide([r["L"] for r in rows_q], [r["cv"] for r in rows_q], [r["cv_se"] for r in rows_q], pred_q,
                           n_samples=int(params["reps"]))
@@ -448,11 +806,22 @@ def _check_expansion(params, ctx):
     pred_a, info_a = _averaged_prediction(gmix, heads, queries, target, v)
     exact = RK.averaged_risk(gmix, heads, queries, target)
     rows_a = _averaged_mc(ctx, params, gmix, heads, target, queries, params["Ls_averaged"], params["queries_averaged"], "avg")
-    rule_a = InverseLRule(fam.take("averaged-K", 2), margin=K_RELATIVE_MARGIN, relative=True,
+    rule_a = InverseLRule(fam.split("averaged-K", 0.45), margin=K_RELATIVE_MARGIN, relative=True,
                           name="query-averaged: limit of L (R_L - R_inf)")
     dec_a = rule_a.decide([r["L"] for r in rows_a], [r["cv"] for r in rows_a], [r["cv_se"] for r in rows_a], pred_a,
                           n_samples=int(params["queries_averaged"]))
     sym = _sym_decision(sym_ok, sym_rows)
+    links, links_ev = [], {}
+    if v is None:  # the numerics' own paths, decided on the claim's runs (a control changes only the prediction)
+        qw_, qm_, _qS = queries.arrays()
+        links_ev["per_query_mixture_tokens"] = _per_query_links(mix, heads, target, z[None])
+        links_ev["per_query_gaussian_tokens"] = _per_query_links(gmix, heads, target, qm_)
+        links_ev["closed_form"] = _closed_form_links(gmix, heads, queries, target, exact,
+                                                     RK.averaged_risk(gmix, heads, queries, target, dps=30))
+        links_ev["threshold"] = _threshold_link(gmix, heads, queries)
+        mc_decs, links_ev["mixture_monte_carlo"] = _mc_path(ctx, fam, params["gaussian_tokens"], heads, queries, target)
+        links = [links_ev[k] for k in ("per_query_mixture_tokens", "per_query_gaussian_tokens", "closed_form", "threshold")]
+        links += mc_decs
     ev = {"symbolic": sym_rows,
           "per_query": {"z": z.tolist(), "K": float(c["K"][0]), "variance": float(c["variance"][0]),
                         "cross": float(c["cross"][0]), "bias_residual": float(c["bias_residual"][0]),
@@ -465,8 +834,11 @@ def _check_expansion(params, ctx):
           "symbolic_test": sym, "alpha": fam.ledger(),
           "rule": "; ".join([rule_q.describe() + " (control-variate estimates, mixture tokens, one query)",
                              rule_a.describe() + " (Gaussian tokens, closed-form K; lambda* < 1/6 so that the averaged "
-                             "remainder is O(1/L))", sym["rule"] + " (delta method)"])}
-    return Outcome(combine(dec_q, dec_a, sym), ev)
+                             "remainder is O(1/L))", sym["rule"] + " (delta method)"]
+                            + [d["rule"] for d in links])}
+    if links_ev:
+        ev["numerics_paths"] = links_ev
+    return Outcome(combine(dec_q, dec_a, sym, *links), ev)
 
 
 register(Claim(
@@ -482,6 +854,11 @@ register(Claim(
     profiles={"full": {"Ls": [100, 400, 1600], "reps": 100000, "Ls_averaged": [100, 400, 1600], "queries_averaged": 100000}},
     controls=CONTROLS,
     derivations=lambda: [TR.risk_expansion_derivation(2)],
+    independence=('derived side: simulated finite-prompt risks; stated side: the closed-form 1/L coefficient K (and its '
+                  'Gaussian-query average), decided against risk_constants_mp (30 digits), the attention operator (R_inf), '
+                  'Gauss-Hermite quadrature of the per-query constants (every part of the average), the mixture-token Monte'
+                  ' Carlo on two identical components, and an eigen-decomposition of Sigma U^T G U (lambda*); shared: the '
+                  'mixture parser')
 ))
 
 
@@ -658,6 +1035,12 @@ def _check_threshold(params, ctx):
     res["verdict"] = "confirmed" if res["passed"] else "refuted"
     res["rule"] = "precision rule: |K_float64 - K_40digits| <= 10^(5 - 15) max(1, |K|) (no alpha)"
     pred_b, _info = _averaged_prediction(gmix, hb, queries, target, v)
+    links = []
+    if v is None:  # the numerics' own paths (a control changes only the prediction)
+        links = [_closed_form_links(gmix, hb, queries, target, cf, cfm),
+                 _threshold_link(gmix, hb, queries, expected=params["lambda_below"]),
+                 _threshold_link(gmix, ha, queries, expected=params["lambda_above"]),
+                 _past_threshold_link(gmix, ha, queries, target, params["gaussian_tokens"])]
 
     def qmc():
         # importance-sampled queries: plain sampling of K(z) has infinite variance once lambda* >= 1/4 (the
@@ -698,8 +1081,12 @@ def _check_threshold(params, ctx):
           "alpha": fam.ledger(), "gaussian_average": link_ev,
           "rule": "; ".join([link["rule"], "below (lambda* < 1/2): " + res["rule"], zrule.describe(),
                              "above (coefficient infinite): " + above["rule"]
-                             + " (b within the allowance of beta: the unknown (1 + c/ln L) correction)"])}
-    return Outcome(combine(link, res, t_below, above), ev)
+                             + " (b within the allowance of beta: the unknown (1 + c/ln L) correction)"]
+                            + [d["rule"] for d in links])}
+    if links:
+        ev["numerics_paths"] = {"closed_form_below": links[0], "threshold_below": links[1], "threshold_above": links[2],
+                                "averages_above": links[3]}
+    return Outcome(combine(link, res, t_below, above, *links), ev)
 
 
 register(Claim(
@@ -718,6 +1105,10 @@ register(Claim(
     profiles={"full": {"queries_above": 20000, "Ls_above": [100, 400, 1600, 6400, 25600], "query_samples": 2000000}},
     controls=CONTROLS,
     derivations=lambda: [TR.gaussian_average_derivation()],
+    independence=('derived side: simulated query-averaged risks over L, Gauss-Hermite quadrature of the per-query constants'
+                  ' and an eigen-decomposition of Sigma U^T G U; stated side: finiteness iff lambda* < 1/2 (closed form, '
+                  'float64 and 40 digits, every part), the L^(-1/(2 lambda*)) rate past it and its log power; shared: '
+                  'nothing')
 ))
 
 
@@ -792,6 +1183,9 @@ def _check_icl(params, ctx):
     target = RK.parse_target(target_obj, gmix.dim, 1)
     exact = RK.averaged_risk(gmix, heads, q, target, dps=30)
     pred, _ = _averaged_prediction(gmix, heads, q, target, v)
+    links = [] if v is not None else [
+        _closed_form_links(gmix, heads, q, target, RK.averaged_risk(gmix, heads, q, target), exact),
+        _threshold_link(gmix, heads, q)]
     lam = float(exact["threshold"])
     # importance sampling over queries: with lambda* in (1/8, 1/4) plain query sampling has a finite
     # variance but no fourth moment, and the sample mean came out skewed low (z about -1.2 on average
@@ -813,8 +1207,11 @@ def _check_icl(params, ctx):
           "variance": str(exact["variance"]), "cross": str(exact["cross"]), "bias_residual": str(exact["bias_residual"]),
           "K_compared": pred, "per_L": rows, "test": dec, "alpha": fam.ledger(), "query_proposal_scale": s_q,
           "rule": rule.describe() + " (against the closed-form K; queries importance-sampled from the query law "
-                  "widened by s = sqrt(2 / (1 - 2 lambda*)), so that every moment of the estimator is finite)"}
-    return Outcome(dec["verdict"], ev)
+                  "widened by s = sqrt(2 / (1 - 2 lambda*)), so that every moment of the estimator is finite)"
+                  + "".join("; " + d["rule"] for d in links)}
+    if links:
+        ev["numerics_paths"] = {"closed_form": links[0], "threshold": links[1]}
+    return Outcome(combine(dec, *links), ev)
 
 
 register(Claim(
@@ -830,6 +1227,9 @@ register(Claim(
               "Ls": [100, 400], "queries": 20000},
     profiles={"full": {"Ls": [100, 400, 1600], "queries": 100000}},
     controls=CONTROLS,
+    independence=('derived side: simulated in-context regression prompts and Gauss-Hermite quadrature of the per-query '
+                  'constants; stated side: the closed-form 1/L coefficient (float64 and 30 digits, every part); shared: '
+                  'nothing')
 ))
 
 
@@ -903,6 +1303,9 @@ def _check_denoiser(params, ctx):
                           "log-log slope of the query-averaged excess E||yhat_L - f*||^2")
     bayes = Threshold(1e-9, "<", name="the heads' infinite-prompt output equals the Bayes denoiser (max abs error)").decide(
         max(r["bayes_check_max_abs"] for r in rows))
+    # lambda* >= 1 (the statement), from threshold_info and from an independent eigen-decomposition (claim runs)
+    lam_ge = Threshold(1.0, ">=", name="lambda* of the exact softmax Bayes denoiser >= 1").decide(th["lambda"])
+    links = [lam_ge, _threshold_link(mix, heads, mix, th)] if v is None else []
     ev = {"lambda_star": th["lambda"], "finite": th["finite"], "rate_exponent": th.get("rate_exponent"),
           "log_power": th.get("log_power"), "log_power_note": th.get("log_power_note"),
           "lower_bound_note": "any head whose gate equals beta_k has U^T m_k = m_k / s, so s^2 sigma_max(U)^2 >= 1 = lambda*: "
@@ -910,8 +1313,10 @@ def _check_denoiser(params, ctx):
           "predicted_finite": finite_pred, "per_L": rows, "slope_fit": rate.get("fit"), "band": band, "test": rate,
           "bayes_check": bayes, "alpha": fam.ledger(),
           "rule": "; ".join([rate["rule"] + " (band: b within the allowance of 1/2, the exp(O(sqrt(ln L))) factors of "
-                             "mixture tokens)", bayes["rule"]])}
-    return Outcome(combine(rate, bayes), ev)
+                             "mixture tokens)", bayes["rule"]] + [d["rule"] for d in links])}
+    if links:
+        ev["lambda_star_check"] = {"bound": links[0], "threshold": links[1]}
+    return Outcome(combine(rate, bayes, *links), ev)
 
 
 register(Claim(
@@ -927,6 +1332,9 @@ register(Claim(
               "queries": 1500, "log_power_allowance": 1.5},
     profiles={"full": {"Ls": [100, 400, 1600, 6400, 25600], "queries": 20000}},
     controls=(Control("mean-query-norm", "query average replaced by the value at one query of the mean query norm (finite: 1/L)"),),
+    independence=("derived side: simulated finite prompts through Thm 4.1's two heads, and an eigen-decomposition of Sigma "
+                  'U^T G U; stated side: lambda* >= 1 (threshold_info) and the L^(-1/(2 lambda*)) excess; shared: the head '
+                  'construction')
 ))
 
 
@@ -1102,6 +1510,10 @@ def _check_lda(params, ctx):
             gof["verdict"] = "confirmed" if gof["passed"] else "refuted"
     on = Threshold(1e-9, "<", name="distance of Phi(theta) to E1").decide(on_E1)
     pe = Threshold(1e-9, "<", name="infinite-prompt output == Bayes logit (max abs error)").decide(pred_err)
+    links = []
+    if v is None:  # the risk engine's own paths at this head (claim runs only)
+        xq = np.hstack([np.asarray(prob.arrays()[0], float), [0.0]])[None]  # the query (m_1, 0)
+        links = [_threshold_link(mix, heads, q, th), _per_query_links(mix, heads, zero, xq)]
     ev = {"theta": np.asarray(theta).tolist(), "distance_to_E1": on_E1, "infinite_prompt_equals_bayes_logit_max_err": pred_err,
           "lambda_star": th["lambda"], "K_LDA": K, "K_se": Kse, "per_L": rows, "fit": fit, "test": lim,
           "goodness_of_fit": gof, "deterministic": [on, pe], "alpha": fam.ledger(),
@@ -1115,8 +1527,10 @@ def _check_lda(params, ctx):
               + (zrule.describe() if zrule else "z-test of a == K_LDA")
               + " with the combined standard error of a and of K_LDA (Monte Carlo over queries of the variance constant)",
               "with >= 3 prompt lengths a chi-square goodness-of-fit test at the other half of alpha",
-              on["rule"], pe["rule"]])}
-    return Outcome(combine(lim, *([gof] if gof else []), on, pe), ev)
+              on["rule"], pe["rule"]] + [d["rule"] for d in links])}
+    if links:
+        ev["numerics_paths"] = {"threshold": links[0], "per_query_constants": links[1]}
+    return Outcome(combine(lim, *([gof] if gof else []), on, pe, *links), ev)
 
 
 def _np(M):
@@ -1138,4 +1552,7 @@ register(Claim(
     profiles={"full": {"Ls": [100, 400, 1600], "prompts": 100000, "query_samples": 2000000}},
     controls=(Control("unweighted", "Fisher weight eta(1 - eta) replaced by its maximum 1/4"),
               Control("mean-query-norm", "query average replaced by the value at one query of the mean query norm")),
+    independence=('derived side: simulated finite-prompt logistic risks at a Bayes point; stated side: (1/2) E[eta(1 - eta)'
+                  ' v(x)] from the variance constant (itself compared with risk_constants_mp and the attention operator); '
+                  'shared: the Bayes-point construction')
 ))
