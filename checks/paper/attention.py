@@ -348,6 +348,17 @@ def linear_fixed_proportions(p: Linear, ctx):
                 rhs = to_mp(TA.linear_attention_stated(sym_mixture(mix), _R(U), _R(V), _R(z)), p.dps)
                 rows.append(compare(rule, NA.linear_attention_mp(mix, U, V, z, dps=p.dps), lhs, dim=D,
                                     check="production path vs the definition"))
+                # the float64 path (numerics.attention.linear_attention, second moment from the numpy-compiled Hessian
+                # of the MGF): float64 rounding of O(D^2) products, 10^(3 - 15) relative
+                f64 = NA.linear_attention(mix, np.array([[float(v) for v in r] for r in U]),
+                                          np.array([[float(v) for v in r] for r in V]), np.array([[float(v) for v in z]]))[0]
+                rows.append(compare(Residual(15, guard=3), mpm.matrix([mpm.mpf(float(x)) for x in f64]), lhs, dim=D,
+                                    check="float64 production path vs the definition"))
             rows.append(compare(rule, rhs, lhs, dim=D, check="T[mu] vs sum_k pi_k T[mu_k]"))
     return [decide([] if softmax else [TA.linear_fixed_proportions_derivation(p.sym_components, p.sym_dim)], ctx),
             part("numeric", rows)]
+
+
+linear_fixed_proportions.claim.independence = (
+    "derived side: second moment from the Hessian of the MGF, and the definition by 4-node quadrature; stated side: "
+    "sum_k pi_k V (G_k + m_k m_k^T) U z, and the production paths (mpmath and float64 linear_attention); shared: nothing")
