@@ -408,7 +408,7 @@ reg("lemma-b.10", "Explicit gradients of R in attention coordinates", "Lemma B.1
     "grad_U11 R = E[(sigma(f)-eta)(X (Gamma^T v21)^T + r sigma' X dm^T)], grad_u12 = 2 r E[...sigma' X], ...; "
     "equivalently DPhi^* grad R~", _chk_b10,
     [("untransposed", "U11^T inserted: X (Gamma U11^T v21)^T"), ("flipped-sign", "sign of the v22 gradient flipped")],
-    kind="symbolic", defaults={"sym_dim": 2}, profiles={"quick": {"sym_dim": 1, "d2_search": False}},
+    kind="symbolic", defaults={"sym_dim": 2}, profiles={"quick": {"sym_dim": 1}},
     derivations=lambda: T.lemma_b10_derivations(2))
 
 
