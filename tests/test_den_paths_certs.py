@@ -68,3 +68,12 @@ def test_the_u_lambda_enclosure_is_checked_against_the_bisection(monkeypatch):
     monkeypatch.setattr(ND, "u_lambda", off)
     r = run_claim("cert-prop-4.3-u-lambda", "quick", 7)
     assert r["verdict"] == "refuted" and r["evidence"]["enclosure_contains_bisection_root"] is False
+
+
+def test_box_masses_must_partition_the_line(monkeypatch):
+    """A mass formula off by 1e-15 relative (far below the loose bounds of the gap) breaks sum = 1."""
+    real = B.normal_mass
+    monkeypatch.setattr(B, "normal_mass", lambda a=None, b=None: real(a, b) if a is None or b is None
+                        else real(a, b) * (1 + B.to_arb("1e-15")))
+    r = run_claim("cert-thm-4.1-linear-gap", "quick", 7, {"grid": 24})
+    assert r["verdict"] == "refuted" and r["evidence"]["certificate"]["masses_partition_the_line"] is False

@@ -124,6 +124,14 @@ def _linear_gap_certificate(params):
         # 1-D masses per component, dimension and interval
         mass1 = [[[B.normal_mass((B.to_arb(edges[i][j]) - ma[k][i]) / s, (B.to_arb(edges[i][j + 1]) - ma[k][i]) / s)
                    for j in range(n)] for i in range(2)] for k in range(2)]
+        # the 1-D masses partition the line: for each component and coordinate, the boxes' masses plus the two
+        # tails must be a ball that overlaps the total mass P(-oo < U < oo) (a wrong mass formula is seen here)
+        partition_ok = True
+        for k in range(2):
+            for i in range(2):
+                tot = sum(mass1[k][i], arb(0)) + B.normal_mass(None, (B.to_arb(edges[i][0]) - ma[k][i]) / s) + \
+                    B.normal_mass((B.to_arb(edges[i][-1]) - ma[k][i]) / s, None)
+                partition_ok &= bool(tot.overlaps(B.normal_mass(None, None)))
         pa = [B.to_arb(p) for p in pis]
         lower, upper = arb(0), arb(0)
         rows = []
@@ -159,6 +167,7 @@ def _linear_gap_certificate(params):
                bkey: [[str(x) for x in r] for r in Bm],
                "grid": f"{n} x {n} boxes on {[[str(e[0]), str(e[-1])] for e in edges]}",
                "n_boxes": n * n, "tail_bound_outside_grid": B.fmt(tail, 6),
+               "masses_partition_the_line": partition_ok,
                "lower_bound": B.fmt(lower, 15), "upper_bound": B.fmt(upper, 15),
                "boxes_largest_contributions": [{k: v for k, v in r.items() if not k.startswith("_")}
                                                 for r in rows_sorted[:8]],
@@ -166,7 +175,7 @@ def _linear_gap_certificate(params):
                "worst_box": {k: v for k, v in worst.items() if not k.startswith("_")},
                "method": "sum over boxes of inf(integrand on box) x mu_Z(box) (mass by erfc); the integrand is >= 0 "
                          "so the truncated sum is a lower bound; upper bound adds sup x mass and an explicit tail"}
-        out["_lower"], out["_upper"] = lower, upper
+        out["_lower"], out["_upper"], out["_partition_ok"] = lower, upper, partition_ok
         return out
 
 
@@ -199,6 +208,8 @@ def _check_linear_gap(params, ctx):
                                       mpm.mpf(10) ** -20)
             if encl is False:
                 status = False  # the certified bounds exclude the value: not a certificate
+        if not cert["_partition_ok"]:
+            status = False  # the box masses do not sum to one: not a certificate
     ev = {"statement": f"R(A*) - R(f*) > {thr}", "threshold": str(thr),
           "rule": "verified iff the certified lower bound is certainly > threshold and [lower, upper] contains the "
                   "25-digit value of the independent 1-D reduction; refuted iff the certified upper bound is certainly "
