@@ -789,11 +789,10 @@ def _check_c3(params, ctx):
         ev["no_single_head"] = not s1 and not s2
         if s1 or s2:
             status = "refuted"
-        # derived from T = f* (no transcribed condition): no single head at the configured means, and at the
-        # opposite means m2 = -m1 (where one head exists) the derived heads == the solver's (both orientations
-        # when pi1 = pi2: the exchanged one needs the intercepts to match, which the solver's system leaves out)
+        # the solver against heads derived from T = f* (no transcribed condition), where heads exist: at the
+        # opposite means m2 = -m1 the derived heads == the solver's (both orientations when pi1 = pi2: the exchanged
+        # one needs the intercepts to match, which the solver's system leaves out)
         rng = ctx.rng("c3-derived")
-        at_config = _c4_compare(t, rng, {"orientation": s1, "swapped": s2})
         to = t.with_(m2=[-v for v in t.m1])
         mo1, mo2, _g, xo, po = _sym_task(to)
         _gs, xs = TD.noise_symbols()
@@ -803,12 +802,11 @@ def _check_c3(params, ctx):
             so["swapped"] = sub(TD.prop_c3_single_head_solve(mo1, mo2, swapped=True))
         at_opposite = _c4_compare(to, rng, so)
         ev["derived_single_heads"] = {
-            "at_configured_means": at_config, "at_opposite_means": at_opposite,
-            "rule": "derived as in prop-c.4 (display - f* over one denominator, exponential classes, Groebner): none at "
-                    "the configured means; at m2 = -m1 every derived head specialises one of the solver's and every "
-                    "solver head gives T = f* at random rational queries (the exchanged orientation only for pi1 = pi2)"}
-        if at_config["derived_solutions"] or not at_config["equivalent"] or not at_opposite["equivalent"] \
-                or not at_opposite["derived_solutions"]:
+            "at_opposite_means": at_opposite,
+            "rule": "derived as in prop-c.4 (display - f* over one denominator, exponential classes, Groebner): at "
+                    "m2 = -m1 every derived head specialises one of the solver's and every solver head gives T = f* at "
+                    "random rational queries (the exchanged orientation only for pi1 = pi2)"}
+        if not at_opposite["equivalent"] or not at_opposite["derived_solutions"]:
             status = "refuted"
     ok = status == "proven"
     return Outcome("verified" if ok else ("refuted" if status == "refuted" else "inconclusive"), ev)
@@ -845,6 +843,9 @@ def _linear_risk_tensor_gh(t: DenoisingTask, A, n: int, refine: bool = False):
             val, err = _linear_risk_tensor_gh(t, A, n)
         return val, err
     A = np.array([[float(A[i, j]) for j in range(t.d)] for i in range(t.d)]) if not isinstance(A, np.ndarray) else A
+    key = (t, A.tobytes(), n)
+    if key in _TENSOR_MEMO:
+        return _TENSOR_MEMO[key]
     M, pi, s, _c, _a = t.arrays()
 
     def rule(m):
@@ -858,7 +859,13 @@ def _linear_risk_tensor_gh(t: DenoisingTask, A, n: int, refine: bool = False):
             tot += pi[k] * float(W @ ((Z @ A.T - bayes_denoiser(t, Z)) ** 2).sum(1))
         return tot
     a, b = rule(n), rule(int(1.5 * n))
+    if len(_TENSOR_MEMO) > 64:
+        _TENSOR_MEMO.clear()
+    _TENSOR_MEMO[key] = (b, abs(b - a))
     return b, abs(b - a)
+
+
+_TENSOR_MEMO: dict = {}
 
 
 def _agree_with_tensor_gh(value, ref, err):
@@ -907,7 +914,7 @@ def _check_c6(params, ctx):
 
     n_gh = 40 if t.d == 2 else 32
     indep = []
-    for B_, vB in [(A, val)] + Bs:
+    for B_, vB in [(A, val)] + Bs[:1]:  # A and one perturbed map (the other is checked by Pythagoras and the shortcut)
         ref, e_ref = _linear_risk_tensor_gh(t, B_, n_gh, refine=True)
         indep.append({"map": "A" if B_ is A else "A + D", **_agree_with_tensor_gh(vB, ref, e_ref)})
     Af = np.array([[float(A[i, j]) for j in range(t.d)] for i in range(t.d)])
