@@ -209,21 +209,27 @@ def _reference_paths(mix, U, V, z, limit, ctx, fam):
     prompt; (iv) the batched entry point returns (R, p).  Statistical (PATHS_ALPHA_SHARE of the claim's alpha):
     the law of T_L at L = PATHS_L from the projected engine (through ``simulate_outputs_batched``, two batches)
     equals the law from full D-dimensional tokens (``sample_tokens``) and from ``iter_token_chunks`` (one i.i.d.
-    stream of R L tokens cut into R prompts): two-sample z-tests of the means and of the second moments about
+    stream of R L tokens cut into R prompts), both drawn from the mixture written with its first component split
+    into two equal halves (the same law, K + 1 components): two-sample z-tests of the means and of the second moments about
     the limit, Bonferroni over the entries.  Approximate: the z-tests are asymptotic (CLT over PATHS_R
     replicates); exact in law otherwise."""
     L, R, ch = PATHS_L, PATHS_R, PATHS_CHUNK
     p = V.shape[0]
     seq = lambda tag: ctx.seed_sequence("reference-paths", tag)
+    # the token paths sample the same law written with one more component (the first one split in two equal
+    # halves), so that their label sampling runs with K + 1 >= 3 components
+    split = GaussianMixture.from_values([mix.weights[0] / 2, mix.weights[0] / 2] + list(mix.weights[1:]),
+                                        [mix.means[0]] + list(mix.means), [mix.covariances[0]] + list(mix.covariances),
+                                        where="split mixture")
     A = simulate_outputs_batched(mix, U, V, z, L, R, seq("projected-batched"), batch=R // 2)
-    B = simulate_outputs(mix, U, V, z, L, R, np.random.default_rng(seq("full")), method="full", chunk=ch)
+    B = simulate_outputs(split, U, V, z, L, R, np.random.default_rng(seq("full")), method="full", chunk=ch)
     rng = np.random.default_rng(seq("full"))
-    toks = np.concatenate([sample_tokens(mix, min(ch, L - i), rng, size=(R,)) for i in range(0, L, ch)], axis=1)
+    toks = np.concatenate([sample_tokens(split, min(ch, L - i), rng, size=(R,)) for i in range(0, L, ch)], axis=1)
     B_one = finite_prompt_attention(toks, U, V, z)
     d_full = _max_rel(B, B_one)
     d_def = max(_max_rel(finite_prompt_attention(toks[r], U, V, z), _definition_mp(toks[r], U, V, z)) for r in range(2))
     # iter_token_chunks: one i.i.d. stream of R * L tokens in chunks that straddle prompts, cut into R prompts
-    stream = np.concatenate(list(iter_token_chunks(mix, L * R, np.random.default_rng(seq("streamed")),
+    stream = np.concatenate(list(iter_token_chunks(split, L * R, np.random.default_rng(seq("streamed")),
                                                    chunk=PATHS_STREAM_CHUNK)))
     prompts = stream.reshape(R, L, -1)
     Cs = finite_prompt_attention(prompts, U, V, z)

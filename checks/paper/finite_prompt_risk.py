@@ -304,17 +304,18 @@ def _past_threshold_link(gmix, heads, queries, target, gaussian_tokens) -> dict:
 
 #: fp-multihead-covariance: the multi-head engine's one-component branch against its mixture branch
 BRANCH_L, BRANCH_R, BRANCH_ALPHA_SHARE, BRANCH_MARGIN = 48, 2000, 0.05, 0.3
+BRANCH_WEIGHTS = ("0.2", "0.3", "0.5")  # three identical components: the label sampling runs with K = 3
 
 
 def _engine_branch_link(ctx, fam, mixture_obj, heads, z) -> dict:
     """numerics.risk.MultiHeadEngine on Gaussian tokens N(m, G) (the first component of the claim's mixture) takes
-    its one-component branch; on the mixture of two identical components N(m, G) it takes the mixture branch (the
-    branch the claim's Monte Carlo decides), with the same law of every head's T_L.  Two-sample z-tests of the
+    its one-component branch; on the mixture of three identical components N(m, G) (BRANCH_WEIGHTS) it takes the
+    mixture branch (the branch the claim's Monte Carlo decides), with the same law of every head's T_L.  Two-sample z-tests of the
     means of T_L^h (every head, every coordinate; Bonferroni), in units of the largest sd of T_L, at
     BRANCH_ALPHA_SHARE of the claim's alpha; L = BRANCH_L, BRANCH_R prompts per branch.  Approximate: CLT."""
     one = {"weights": ["1"], "means": mixture_obj["means"][:1], "covariances": mixture_obj["covariances"][:1]}
-    two = {"weights": list(MC_PATH_WEIGHTS), "means": mixture_obj["means"][:1] * 2,
-           "covariances": mixture_obj["covariances"][:1] * 2}
+    two = {"weights": list(BRANCH_WEIGHTS), "means": mixture_obj["means"][:1] * len(BRANCH_WEIGHTS),
+           "covariances": mixture_obj["covariances"][:1] * len(BRANCH_WEIGHTS)}
     T1, _ = RK.MultiHeadEngine(GaussianMixture.from_json_obj(one), heads, z).run(
         BRANCH_L, BRANCH_R, np.random.default_rng(ctx.seed_sequence("engine-branch", 1)))
     T2, _ = RK.MultiHeadEngine(GaussianMixture.from_json_obj(two), heads, z).run(
