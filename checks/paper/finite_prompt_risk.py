@@ -212,6 +212,8 @@ def _mc_path(ctx, fam, gaussian_tokens, heads, queries, target) -> tuple[list, d
             names.append(f"{k}" + (f" (drop {drop})" if drop else ""))
         if drop == "bias-residual":  # the dropped part is exactly zero on both paths
             zero_ok = float(mc["bias_residual"]) == 0.0 == float(ex["bias_residual"])
+        # the reported sample size: n_mc split over the query components, each rounded (at least 2)
+        zero_ok = zero_ok and abs(int(mc["queries_sampled"]) - MC_PATH_QUERIES) <= len(queries.weights)
         mc_rows[str(drop)] = {"method": mc["method"], "monte_carlo": {k: float(mc[k]) for k in keys},
                               "standard_error": {k: float(mc["standard_error"][k]) for k in keys},
                               "closed_form": {k: float(ex[k]) for k in keys}}
@@ -222,7 +224,8 @@ def _mc_path(ctx, fam, gaussian_tokens, heads, queries, target) -> tuple[list, d
     zdec["entries"] = names
     if any(r["method"] != "monte-carlo" for r in mc_rows.values()) or not zero_ok:
         zdec.update(passed=False, verdict="refuted", reason="averaged_risk did not take the Monte Carlo path on mixture "
-                                                            "tokens, or a dropped bias-residual part is not zero")
+                                                            "tokens, a dropped bias-residual part is not zero, or the "
+                                                            "reported queries_sampled is not n_mc up to rounding")
     exact_K = float(RK.averaged_risk(gmix, heads, queries, target)["K"])
     zs = []
     for b in range(MC_PATH_BATCHES):
@@ -270,6 +273,42 @@ def _covariance_links(mix, heads, target, z) -> dict:
                                                       / max(1.0, cb["rho"][(h, k)]))
     return _rel_decision("covariance blocks == risk_constants' variance and cross, and the single-head constants",
                          diffs, FLOAT_TOL)
+
+
+#: fp-risk-threshold: the closed form's finiteness is also decided right at both sides of 1/2
+THRESHOLD_EDGES = (0.45, 0.55)
+
+
+def _threshold_edges(gmix, heads_obj, lam0, queries, target) -> dict:
+    """The heads scaled to lambda* = 0.45 and 0.55 (THRESHOLD_EDGES): the closed form of averaged_risk (float64 and
+    30 digits) is finite below 1/2 and infinite past it, as the statement says, and so is the building block
+    gaussian_exp_quadratic_mean E[exp(z^T S z)] with S = U_h^T G U_h (its own finiteness rule, an eigenvalue of
+    Sigma^(1/2) S Sigma^(1/2), for every head and query component: all finite below, one infinite past).
+    Deterministic, no alpha."""
+    _w, _m, Gt = gmix.arrays()
+    qw, qm, qS = queries.arrays()
+    flags = {}
+    for lam in THRESHOLD_EDGES:
+        h = RK.parse_heads(_scaled_heads(heads_obj, math.sqrt(lam / lam0)), gmix.dim)
+        cf = RK.averaged_risk(gmix, h, queries, target)
+        cm = RK.averaged_risk(gmix, h, queries, target, dps=30)
+        blocks = [RK.gaussian_exp_quadratic_mean(RK._sym(hd.arrays()[0].T @ Gt[0] @ hd.arrays()[0]), 1.0, np.zeros(gmix.dim),
+                                                 np.zeros((gmix.dim, gmix.dim)), qm[j], qS[j])
+                  for hd in h for j in range(len(qw))]
+        fin = [bool(cf["finite"]), bool(np.isfinite(float(cf["K"]))), bool(mpm_isfinite(cm["K"])),
+               bool(all(np.isfinite(blocks)))]
+        flags[f"lambda* = {lam}: finite (flag, float64 K, 30-digit K, every E exp(z^T S_h z))"] = fin
+    ok = all(all(f) for f in list(flags.values())[:1]) and not any(any(f) for f in list(flags.values())[1:])
+    return {"passed": bool(ok), "verdict": "confirmed" if ok else "refuted", "flags": flags,
+            "rule": f"the closed-form query average and its blocks E exp(z^T S_h z) are finite at lambda* = "
+                    f"{THRESHOLD_EDGES[0]} and infinite at {THRESHOLD_EDGES[1]} (flag, float64 and 30-digit K; "
+                    f"deterministic, no alpha)"}
+
+
+def mpm_isfinite(x) -> bool:
+    import mpmath as mpm
+
+    return bool(mpm.isfinite(x)) if isinstance(x, mpm.mpf) else bool(np.isfinite(float(x)))
 
 
 def _past_threshold_link(gmix, heads, queries, target, gaussian_tokens) -> dict:
@@ -745,6 +784,14 @@ def _check_cov(params, ctx):
         sym_ok = bool(TR.multihead_covariance_derivation(2, "no-shift").holds())
     elif v is not None:  # the control changes only the numeric prediction
         sym_ok = True
+    else:  # the symbolic check has power: the stated form without the mean shift differs at a rational point
+        if "no-shift-counterexample" not in _CACHE:
+            ce = TR.multihead_covariance_derivation(2, "no-shift").counterexample(trials=1)
+            _CACHE["no-shift-counterexample"] = bool(ce["residual"] > 1e-20 * ce["scale"])
+        sym_rows = sym_rows + [{"derivation": "the stated form without the mean-shift products differs from the derived "
+                                              "one at a random rational point (the check's power)",
+                                "status": "proven" if _CACHE["no-shift-counterexample"] else "not proven"}]
+        sym_ok = sym_ok and _CACHE["no-shift-counterexample"]
     sym = _sym_decision(sym_ok, sym_rows)
     links = [_covariance_links(mix, heads, target, z), _per_query_links(mix, heads, target, z[None]),
              _engine_branch_link(ctx, fam, params["mixture"], heads, z)] if v is None else []
@@ -1041,7 +1088,8 @@ def _check_threshold(params, ctx):
         links = [_closed_form_links(gmix, hb, queries, target, cf, cfm),
                  _threshold_link(gmix, hb, queries, expected=params["lambda_below"]),
                  _threshold_link(gmix, ha, queries, expected=params["lambda_above"]),
-                 _past_threshold_link(gmix, ha, queries, target, params["gaussian_tokens"])]
+                 _past_threshold_link(gmix, ha, queries, target, params["gaussian_tokens"]),
+                 _threshold_edges(gmix, params["heads"], lam0, queries, target)]
 
     def qmc():
         # importance-sampled queries: plain sampling of K(z) has infinite variance once lambda* >= 1/4 (the
@@ -1086,7 +1134,7 @@ def _check_threshold(params, ctx):
                             + [d["rule"] for d in links])}
     if links:
         ev["numerics_paths"] = {"closed_form_below": links[0], "threshold_below": links[1], "threshold_above": links[2],
-                                "averages_above": links[3]}
+                                "averages_above": links[3], "threshold_edges": links[4]}
     return Outcome(combine(link, res, t_below, above, *links), ev)
 
 
