@@ -35,6 +35,7 @@ from fractions import Fraction
 import numpy as np
 
 from .registry import Context, Outcome
+from .rules import alpha_share
 
 __all__ = ["configuration_rng", "n_draws", "rational", "weights", "means", "spd", "matrix", "vector",
            "mixture", "large_scores", "combine", "combine_control", "record", "generic"]
@@ -262,16 +263,20 @@ def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
 
             claim = REGISTRY.get(ctx.claim_id)
             paper = claim is not None and params == claim.params(ctx.profile)
-            first = check(params, ctx)
+            n = n_draws(ctx, quick, full)
+            share = 1.0 / (1 + n)  # the claim's alpha, split over its configurations before any is drawn
+            with alpha_share(share):
+                first = check(params, ctx)
             rows = [{"name": "paper" if paper else "given", "values": {}, "verdict": first.verdict}]
             verdicts = [first.verdict]
-            for i in range(1, n_draws(ctx, quick, full) + 1):
+            for i in range(1, n + 1):
                 over = draw(configuration_rng(ctx, i), dict(params), i)
                 if over is None:
                     continue
                 p = {**params, **over}
                 try:
-                    out = check(p, ctx)
+                    with alpha_share(share):
+                        out = check(p, ctx)
                 except Exception as e:  # a crash on a drawn configuration is an error, never a pass
                     out = Outcome("error", {"exception": f"{type(e).__name__}: {e}"})
                 row = {"name": f"drawn-{i}", "values": over, "verdict": out.verdict}
@@ -298,6 +303,8 @@ def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
                                    "listed under control_power" if ctx.variant else
                                    "refuted if any configuration refutes; else error, inconclusive, confirmed, "
                                    "verified in that order")
+            ev["alpha_split"] = (f"each of the {1 + n} configurations' statistical tests draw from 1/{1 + n} of the "
+                                 "claim's alpha (Bonferroni over configurations)")
             return Outcome(rule(verdicts), ev)
 
         wrapper.generic_draw = draw

@@ -16,7 +16,7 @@ import numpy as np
 
 from softmix.numerics.finite_prompt import finite_prompt_constants, simulate_outputs
 
-from .rules import ALPHA, AlphaFamily, InverseLRule, SlopeRule, ZTest, combine
+from .rules import AlphaFamily, InverseLRule, SlopeRule, ZTest, combine
 
 __all__ = ["finite_prompt_study", "mc_errors"]
 
@@ -26,7 +26,7 @@ def mc_errors(mix, U, V, z, L, R, rng, limit, method="projected"):
     return out - np.asarray(limit)[None, :]
 
 
-def finite_prompt_study(mix, U, V, z, Ls, R, seed, alpha: float = ALPHA, limit=None, constants=None,
+def finite_prompt_study(mix, U, V, z, Ls, R, seed, alpha: float | None = None, limit=None, constants=None,
                         method: str = "projected", family: AlphaFamily | None = None,
                         relative_margin: float | None = None) -> dict:
     """Run the study with one seed (independent streams per L via SeedSequence.spawn).

@@ -37,13 +37,15 @@ Statistics by construction
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 
 import mpmath as mpm
 import numpy as np
 from scipy import stats
 
-__all__ = ["ALPHA", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest", "SlopeRule", "InverseLRule", "Threshold",
+__all__ = ["ALPHA", "claim_alpha", "alpha_share", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest", "SlopeRule", "InverseLRule", "Threshold",
            "combine", "z_critical", "t_critical", "zscore_test", "residual_test", "fit_loglog_slope",
            "fit_inverse_L", "verdict_from", "fmt", "Residual", "Bound"]
 
@@ -52,6 +54,31 @@ ALPHA = 1e-3
 
 
 # ---- alpha budget -----------------------------------------------------------------------------
+#: the fraction of ALPHA the running check may spend (1 for a claim decided on one configuration)
+_SHARE = contextvars.ContextVar("softmix_alpha_share", default=1.0)
+
+
+def claim_alpha() -> float:
+    """The family-wise level available to the check now running: ``ALPHA`` times the share the
+    engine gave it.  A claim decided on n configurations (:func:`softmix.checks.configs.generic`)
+    runs its check n times, each under a share of 1/n fixed before any configuration is drawn, so
+    the claim as a whole is refuted falsely with probability at most ``ALPHA`` (Bonferroni)."""
+    return ALPHA * _SHARE.get()
+
+
+@contextlib.contextmanager
+def alpha_share(share: float, label: str = ""):
+    """Run the enclosed check under ``share`` of the current level (shares nest by product)."""
+    share = float(share)
+    if not (0 < share <= 1):
+        raise ValueError(f"alpha share must lie in (0, 1], got {share!r}")
+    token = _SHARE.set(_SHARE.get() * share)
+    try:
+        yield claim_alpha()
+    finally:
+        _SHARE.reset(token)
+
+
 class AlphaOverspent(ValueError):
     """A claim asked for more alpha than its family holds (a bug in the claim, never a verdict)."""
 
@@ -74,8 +101,10 @@ class AlphaFamily:
 
     _TOL = 1e-12
 
-    def __init__(self, alpha: float = ALPHA, name: str = "claim"):
-        alpha = float(alpha)
+    def __init__(self, alpha: float | None = None, name: str = "claim"):
+        """``alpha`` defaults to :func:`claim_alpha` (ALPHA, or the configuration's share of it)."""
+        self.share = _SHARE.get() if alpha is None else None
+        alpha = claim_alpha() if alpha is None else float(alpha)
         if not (0 < alpha < 1):
             raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
         self.alpha = alpha
@@ -141,9 +170,15 @@ class AlphaFamily:
 
     def ledger(self) -> dict:
         t = self.tests()
-        return {"family_alpha": self.alpha, "spent": float(sum(t.values())), "tests": t,
-                "rule": "Bonferroni: the tests' levels sum to at most the family's alpha, so a true claim "
-                        "is refuted with probability <= family_alpha"}
+        out = {"family_alpha": self.alpha, "spent": float(sum(t.values())), "tests": t,
+               "rule": "Bonferroni: the tests' levels sum to at most the family's alpha, so a true claim "
+                       "is refuted with probability <= family_alpha"}
+        if self.share is not None and self.share < 1:
+            out["claim_alpha"] = ALPHA
+            out["configuration_share"] = self.share
+            out["rule"] += (f"; this configuration holds {self.share:.4g} of the claim's alpha = {ALPHA} "
+                            "(split equally over its configurations before any was drawn)")
+        return out
 
 
 # ---- quantiles --------------------------------------------------------------------------------

@@ -215,3 +215,38 @@ def test_threshold_and_combine():
     assert combine("confirmed", "confirmed") == "confirmed"
     for r in (ZTest(A), SlopeRule(A), InverseLRule(A), Threshold(0.0)):
         assert isinstance(r.describe(), str) and str(r.alpha if r.alpha else "") in r.describe() + "0.0"
+
+
+def test_configurations_split_the_claims_alpha_before_any_draw():
+    """A claim decided on n configurations spends ALPHA / n on each (the share is fixed by the number
+    of configurations asked for, not by how many draws succeed), so its family-wise level stays ALPHA;
+    the ledger says so.  Shares nest by product and are restored after the check."""
+    from softmix.checks import configs as C
+    from softmix.checks.registry import Context, Outcome
+    from softmix.checks.rules import ALPHA, AlphaFamily, alpha_share, claim_alpha
+
+    assert claim_alpha() == ALPHA and AlphaFamily().alpha == ALPHA
+    with alpha_share(0.5):
+        with alpha_share(0.5):
+            assert claim_alpha() == pytest.approx(ALPHA / 4)
+        assert AlphaFamily().ledger()["configuration_share"] == 0.5
+    assert claim_alpha() == ALPHA and "configuration_share" not in AlphaFamily().ledger()
+    with pytest.raises(ValueError):
+        with alpha_share(0):
+            pass
+    seen = []
+
+    def draw(rng, params, i):
+        return None if i == 2 else {"x": i}  # the second draw fails: the share stays 1/4
+
+    @C.generic(draw, quick=3)
+    def check(params, ctx):
+        fam = AlphaFamily()
+        seen.append(fam.alpha)
+        fam.take("z", 1)
+        return Outcome("confirmed", {"alpha": fam.ledger()})
+
+    out = check({"x": 0}, Context("not-registered", "quick", 1))
+    assert seen == [pytest.approx(ALPHA / 4)] * 3
+    assert out.evidence["alpha"]["configuration_share"] == pytest.approx(0.25)
+    assert "1/4" in out.evidence["alpha_split"] and claim_alpha() == ALPHA

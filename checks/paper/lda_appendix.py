@@ -19,7 +19,7 @@ from softmix.numerics import lda as N
 from softmix.theory import lda_appendix as TA
 
 from ..registry import Claim, Control, Outcome, register
-from ..rules import ALPHA, AlphaFamily, ZTest
+from ..rules import AlphaFamily, ZTest
 from ..configs import generic
 from .lda import _decide_all as _decide, _sym_outcome, draw_lda, draw_lda_symmetric
 
@@ -248,14 +248,14 @@ def _chk_b36(p, ctx):
             rows.append({"case": kind, "d": d, "dim_K": k, "dim_K_claimed": claimed, "exact_dimension_ok": exact_ok,
                          "d * E||P_K u||^2": est[-1], "se": se[-1], "predicted": pred[-1],
                          "sqrt(d) * rms dist(u, K^perp)": float(np.sqrt(est[-1]))})
-    fam = AlphaFamily(ALPHA)
+    fam = AlphaFamily()
     rule = ZTest(fam.rest("cells"), name="d E||P_K u||^2 = dim K per (case, d) cell")
     test = rule.decide(est, se, pred)
     rel = max(s / max(abs(pv), 1e-300) for s, pv in zip(se, pred))
     ev = {"cases": rows, "z_test": test, "max_relative_se": rel, "margin": p["margin"], "alpha": fam.ledger(),
           "rule": "exact: dim K from the rank of the Krylov matrix (rationals) equals the claim; Monte Carlo: "
                   "d E||P_K u||^2 = dim K (u = g/|g|, g ~ N(0, I_d)) by two-sided z-tests, Bonferroni over all "
-                  f"{len(est)} (case, d) cells at family-wise alpha = {ALPHA}; confirmed also needs every SE below "
+                  f"{len(est)} (case, d) cells at family-wise alpha = {fam.alpha:.3g}; confirmed also needs every SE below "
                   "margin x predicted",
           "reading": "E dist(u, K^perp)^2 = dim K / d, i.e. the distance is O_P(d^-1/2) with constant sqrt(dim K); "
                      "the energy fraction in K is dim K / d"}
