@@ -399,7 +399,11 @@ def test_risk_claim_decided_and_controls_refuted(cid):
     assert r["verdict"] == "confirmed", json.dumps(r["evidence"])[:2000]
     assert r["negative_controls"]
     led = r["evidence"]["alpha"]  # one family-wise alpha, split by construction (rules.AlphaFamily)
-    assert led["family_alpha"] == 1e-3 and 0 < led["spent"] <= 1e-3 * (1 + 1e-12) and led["tests"]
+    # the claim's 1e-3, of which this configuration holds a share fixed before any draw (configs.generic)
+    share = led.get("configuration_share", 1.0)
+    assert led.get("claim_alpha", led["family_alpha"]) == 1e-3 and 0 < share <= 1
+    assert led["family_alpha"] == pytest.approx(1e-3 * share, rel=1e-12)
+    assert 0 < led["spent"] <= led["family_alpha"] * (1 + 1e-12) and led["tests"]
     assert isinstance(r["evidence"]["rule"], str) and "level" in r["evidence"]["rule"]
     for c in r["negative_controls"]:
         assert c["verdict"] == "refuted", (c["id"], json.dumps(c["evidence"])[:1500])
