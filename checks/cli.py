@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 from .cli_common import parse_lengths
 
@@ -190,13 +191,30 @@ def _cmd_verify(args):
             raise UsageError("--report needs matplotlib (pip install 'softmix[report]')") from None
         if not args.report.endswith((".html", ".htm")):
             raise UsageError("--report must name an .html file")
+    ckpt = _verify_checkpoint(args, versions()) if args.checkpoint else None
+    done = {c: {k: v for k, v in ckpt.done[c].items() if k != "finished_at"} for c in ids if c in ckpt.done} \
+        if ckpt else {}
+    todo = [c for c in ids if c not in done]
+    progress = _progress(args.quiet, args.verbose)
+    if ckpt:
+        ckpt.start_segment()
+        show = progress
+
+        def progress(i, n, r):  # noqa: F811 - record each claim as it finishes, then report it
+            ckpt.append(r, stamp=True)
+            if show:
+                show(len(done) + i, len(ids), r)
     t0 = time.perf_counter()
-    results = run_claims(ids, args.profile, args.seed, args.workers, config, _progress(args.quiet, args.verbose),
-                         scheduler=args.scheduler)
+    fresh = run_claims(todo, args.profile, args.seed, args.workers, config, progress,
+                       scheduler=args.scheduler) if todo else []
+    results = _in_order(ids, done, fresh)
     counts = verdict_counts(results)
     doc = {"claims": results, "seed": args.seed, "profile": args.profile, "versions": versions(),
            "exit_code": exit_code(results, args.strict), "strict": bool(args.strict), "counts": counts,
            "seconds": round(time.perf_counter() - t0, 3)}
+    if ckpt:
+        doc["checkpoint"] = {"path": str(args.checkpoint), "resumed_claims": len(done), "segments": ckpt.segments,
+                             "wall_seconds_all_segments": round(ckpt.wall_seconds(), 1)}
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(doc, fh, indent=1)
@@ -208,6 +226,28 @@ def _cmd_verify(args):
         print(_table(results))
         print(_summary_line(counts, doc, args))
     return doc["exit_code"]
+
+
+def _in_order(ids, done, fresh):
+    """The results of ``ids`` in order: ``fresh`` holds those not in ``done``, in order."""
+    it = iter(fresh)
+    return [done[c] if c in done else next(it) for c in ids]
+
+
+def _verify_checkpoint(args, versions: dict):
+    """The checkpoint of this verify run, checked before any claim runs: the header holds what
+    decides a claim's result (sources, seed, profile, configuration and plugin files, versions)."""
+    import hashlib
+
+    from softmix.checks.checkpoint import Checkpoint, package_hash
+
+    def file_sha(path):
+        return hashlib.sha1(Path(path).read_bytes()).hexdigest() if path and Path(path).is_file() else None
+
+    header = {"command": "verify", "profile": args.profile, "seed": args.seed, "package": package_hash(),
+              "config": file_sha(args.config), "plugins": [[p, file_sha(p)] for p in (args.plugin or [])],
+              "versions": versions}
+    return Checkpoint(args.checkpoint, header, key="id", what="verify")
 
 
 def _write_json(doc, path):
@@ -436,6 +476,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="exit 1 also when a claim is inconclusive (default: only refuted/error/surviving control)")
     sp.add_argument("--scheduler", metavar="ADDRESS",
                     help="run on a dask.distributed cluster: a scheduler address (tcp://host:8786) or 'local'")
+    sp.add_argument("--checkpoint", metavar="PATH",
+                    help="JSON-lines file: each finished claim is appended; rerun with the same file (same "
+                         "sources, seed, profile, config) to resume a stopped run")
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_verify)
     sp = sub.add_parser("coverage", help="which claims decide each numbered statement of the source documents")

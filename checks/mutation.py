@@ -563,34 +563,6 @@ def summarize(rows: list[dict]) -> dict:
             "score_verify_plus_tests": (by_verify + by_tests) / denom if denom else 0.0}
 
 
-def _load_checkpoint(path: Path, header: dict) -> dict:
-    """Rows already decided by an earlier run with the same header (sources hash, sample and
-    verify seeds, tests stage, test time limit); {} for a missing file.  A file written for a
-    different header is an InputError: resuming it would mix two trees or two samples."""
-    from softmix.numerics.errors import InputError
-
-    if not path.exists():
-        return {}
-    lines = [ln for ln in path.read_text().splitlines() if ln.strip()]
-    if not lines:
-        return {}
-    try:
-        first = json.loads(lines[0])
-    except json.JSONDecodeError:
-        raise InputError(f"checkpoint {path}: not a mutation-score checkpoint") from None
-    if first.get("header") != header:
-        raise InputError(f"checkpoint {path} was written for another tree or sample "
-                         f"({first.get('header')}); remove it or choose another path")
-    rows = {}
-    for ln in lines[1:]:
-        try:
-            row = json.loads(ln)
-        except json.JSONDecodeError:  # a line cut off when the earlier run was stopped
-            continue
-        rows[row["id"]] = row
-    return rows
-
-
 def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 2, tests: bool = True,
                              verify_seed: int = DEFAULT_SEED, progress=None, root: Path | None = None,
                              map_progress=None, test_timeout: float = 120, checkpoint: Path | None = None,
@@ -606,6 +578,7 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     that execute its line (:func:`test_map`); ``"files"`` the test files that import its module."""
     from softmix.numerics.errors import InputError
 
+    from .checkpoint import Checkpoint
     from .mutants import generate_mutants, sample_mutants, sources_hash
 
     root = Path(root or require_source_checkout())
@@ -613,12 +586,9 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
         raise InputError(f"test selection must be 'lines' or 'files', got {test_selection!r}")
     header = {"sources_hash": sources_hash(root), "sample_seed": seed, "verify_seed": verify_seed,
               "tests": tests, "test_timeout": test_timeout, "test_selection": test_selection}
-    done = {}
-    if checkpoint is not None:  # checked before any work: a wrong file is a one-line input error
-        checkpoint = Path(checkpoint)
-        if not checkpoint.parent.is_dir():
-            raise InputError(f"checkpoint {checkpoint}: folder {checkpoint.parent} does not exist")
-        done = _load_checkpoint(checkpoint, header)
+    # checked before any work: a wrong file is a one-line input error
+    ck = Checkpoint(checkpoint, header, key="id", what="mutation-score") if checkpoint is not None else None
+    done = ck.done if ck else {}
     population = generate_mutants(root)
     chosen = sample_mutants(population, sample, seed, root)
     cmap = coverage_map(verify_seed, jobs, root, progress=map_progress)
@@ -627,17 +597,16 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
 
     wanted = {m.id for m in chosen}
     rows = {k: v for k, v in done.items() if k in wanted}
-    if checkpoint is not None and (not checkpoint.exists() or not checkpoint.read_text().strip()):
-        checkpoint.write_text(json.dumps({"header": header}) + "\n")
+    if ck:
+        ck.start_segment()
     todo = [m for m in chosen if m.id not in rows]
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     for i, (m, row) in enumerate(_parallel(lambda m: run_mutant(m, cmap, verify_seed, tests, test_timeout, root=root,
                                                                 tmap=tmap), todo, jobs)):
         rows[m.id] = row
-        if checkpoint is not None:
-            with open(checkpoint, "a") as fh:
-                fh.write(json.dumps(row) + "\n")
+        if ck:
+            ck.append(row)
         if progress:
             progress(len(chosen) - len(todo) + i + 1, len(chosen), row)
     out = [rows[m.id] for m in chosen]

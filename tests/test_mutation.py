@@ -236,14 +236,15 @@ def test_a_checkpoint_resumes_and_refuses_another_tree(tmp_path, monkeypatch):
     ck = tmp_path / "ck.jsonl"
     first = M.generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=ck)
     assert len(calls) == 4 and first["resumed"] == 0 and first["score_verify"] == 1.0
-    lines = ck.read_text().splitlines()
-    assert json.loads(lines[0])["header"]["sample_seed"] == 3 and len(lines) == 5
-    ck.write_text("\n".join(lines[:3]) + "\n" + lines[3][:10])  # two rows kept, one cut off mid-line
+    lines = ck.read_text().splitlines()  # header, segment mark, four rows
+    assert json.loads(lines[0])["header"]["sample_seed"] == 3 and "segment_start" in json.loads(lines[1])
+    assert len(lines) == 6
+    ck.write_text("\n".join(lines[:4]) + "\n" + lines[4][:10])  # two rows kept, one cut off mid-line
     calls.clear()
     again = M.generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=ck)
     assert len(calls) == 2 and again["resumed"] == 2
     assert [r["id"] for r in again["mutants"]] == [r["id"] for r in first["mutants"]]
-    with pytest.raises(InputError, match="another tree or sample"):
+    with pytest.raises(InputError, match="another run"):
         M.generated_mutation_score(4, seed=4, jobs=1, root=root, checkpoint=ck)
     with pytest.raises(InputError, match="does not exist"):
         M.generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=tmp_path / "no" / "ck.jsonl")
