@@ -1,5 +1,6 @@
 """Ball-arithmetic certificates: tri-state comparisons, pinned values computed independently
 with mpmath, and every certificate claim verified with its negative controls refuted."""
+import json
 from fractions import Fraction
 
 import mpmath as mpm
@@ -277,3 +278,24 @@ def test_certificate_claims_and_controls(cid):
     assert {c["id"] for c in r["negative_controls"]} == EXPECTED_CONTROLS[cid]
     for c in r["negative_controls"]:
         assert c["verdict"] == "refuted" and c["refuted"], (c["id"], c["evidence"])
+
+
+def test_without_python_flint_every_certificate_is_inconclusive(monkeypatch):
+    """Certificates need python-flint; without it they say so (`inconclusive`, with the reason),
+    never crash and never pass.  (The helper that says so used a name it never imported.)"""
+    import softmix.checks.paper.certify as CF
+    from softmix.checks.registry import load_all
+    from softmix.checks.runner import run_claim
+
+    def no_flint():
+        raise ModuleNotFoundError("No module named 'flint'")
+
+    for mod in ("denoising_certificates", "finite_prompt_certificates", "lda_certificates"):
+        monkeypatch.setattr(f"softmix.checks.paper.{mod}._flint", no_flint)
+    monkeypatch.setattr(CF, "_CACHE", {})
+    ids = [c for c in load_all() if c.startswith("cert-")]
+    assert len(ids) >= 6
+    for cid in ids:
+        r = run_claim(cid, profile="quick", seed=3)
+        assert r["verdict"] == "inconclusive", (cid, r["verdict"], str(r["evidence"])[:300])
+        assert "python-flint" in json.dumps(r["evidence"]), cid

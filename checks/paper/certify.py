@@ -27,6 +27,8 @@ from fractions import Fraction
 import mpmath as mpm
 import numpy as np
 
+from ..registry import Outcome
+
 SOURCE = "Gabet-Boursier-Boyer 2026"
 _CACHE: dict = {}
 _MAX_ROWS = 12
