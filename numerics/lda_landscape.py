@@ -132,7 +132,6 @@ def newton_polish(fun_g_h, x, steps=30, gtol=1e-14, rcond=1e-12):
 
 # ---- Prop. 3.4: escaping sequences --------------------------------------------------------------
 def escaping_zeta(prob, c, R, corrected=True):
-    d = prob.d
     ws, bs = prob.bayes()
     s0 = prob.arrays()[5]
     p = expit(s0)

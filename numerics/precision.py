@@ -49,7 +49,7 @@ def to_mpf(x):
         return +x
     try:
         f = to_fraction(x)
-    except (ValueError, ArithmeticError, TypeError) as e:
+    except (ValueError, ArithmeticError, TypeError):
         raise InputError(f"not a finite number: {x!r}") from None
     return mpm.mpf(f.numerator) / f.denominator
 

@@ -91,7 +91,6 @@ def gauss_exp_quadratic_poly_derivation(D: int = 2) -> Derivation:
     det_eps = (sp.eye(D) - 2 * B - 2 * eps * Q).det()
     derived = sp.diff(det_eps ** -HALF, eps).subs(eps, 0)
     M = sp.eye(D) - 2 * B
-    stated = (M.det()) ** -HALF * (M.inv() * Q).trace()
     # compare as rational functions after writing det(I - 2B) = Delta (Delta > 0)
     detM = sp.expand(M.det())
     derived = sp.simplify(derived.subs(sp.expand(det_eps.subs(eps, 0)), Dt))
