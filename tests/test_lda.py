@@ -178,6 +178,32 @@ def test_thm35_extra_zero_at_a_coarse_tolerance_is_inconclusive_seed_8157():
     assert "not resolved" in r["evidence"]["reason"]
 
 
+def test_thm35_small_normal_eigenvalue_inside_the_tolerance_is_not_a_zero_seed_9203():
+    """Seed 9203 (fresh-seed record) drew a Theta1 point whose 95-node Hessian rule had a quadrature
+    error of 9.3e-6 (zero tolerance 9.3e-5, about 3e-7 |H|, below the 1e-6 |H| guard of seed 8157): a
+    genuine normal eigenvalue 7.9e-5 fell inside it, the nullity read 6 for 5 and the theorem was
+    refuted.  A 218-node rule (max_nodes 400) gives the same 7.9e-5 with a tolerance of 1.7e-8.
+    Extra candidates for zero above the round-off level now leave the nullity unresolved."""
+    import numpy as np
+
+    import softmix.checks.paper.lda as L
+
+    lda = {"m1": ["-0.96", "0.95"], "m_1": ["0.97", "0.45"], "Gamma": [["1.16", "0.24"], ["0.24", "1.17"]],
+           "pi_plus": "0.64"}
+    from softmix.checks.registry import REGISTRY, Context, load_all
+
+    load_all()
+    params = {**REGISTRY["thm-3.5"].params("quick"), "lda": lda}
+    out = L._chk_35.__wrapped__(params, Context("thm-3.5", "quick", 9203))  # this configuration alone
+    assert out.verdict == "inconclusive" and "beyond the stated nullity" in out.evidence["reason"], out.evidence
+    assert out.evidence["hessian_nullity"] == 6 and out.evidence["quadrature_nodes"] == 95
+    # the eigenvalue is real: a finer rule resolves it far from zero
+    P = L._prob({"lda": lda})
+    H, _g, qerr, _n = L._hessian_refined(P, L.N.construct_theta1(P), 40, 400)
+    eigs = sorted(np.linalg.eigvalsh(H), key=abs)
+    assert abs(eigs[5] - 7.91e-5) < 1e-7 and 10 * qerr < 1e-7 and max(abs(e) for e in eigs[:5]) < 1e-10
+
+
 def test_thm35_horizon_below_the_slowest_time_constant_is_inconclusive_seed_8176():
     """Seed 8176 drew a Theta1 point with lambda_min = 8e-5: over T = 800 (lambda_min T = 0.064) the
     distance to E1 fell 21x and then rose 3x along the slow mode, the late rate came out negative and the
