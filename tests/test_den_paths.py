@@ -180,3 +180,19 @@ def test_prop_c3_solver_is_compared_with_the_derived_heads(monkeypatch):
     bad = D._c4_compare(t, np.random.default_rng(0),
                         {"swapped": sub(TD.prop_c3_single_head_solve(m1, m2, swapped=True))})
     assert not bad["equivalent"] and bad["stated_not_realising_fstar"]
+
+
+def test_prop_c6_undecidable_tensor_check_says_why_seed_9203():
+    """Seed 9203 drew a d = 3 task on which the tensor Gauss-Hermite check of the definition stops at an
+    error estimate of 2.5e-6 (above 1e-6 of the value, 1.27): the configuration is inconclusive, and
+    the evidence now says why and what would settle it (it used to give no reason)."""
+    import softmix.checks.paper.denoising as DC
+    from softmix.checks.registry import REGISTRY, Context, load_all
+
+    load_all()
+    over = {"m1": ["2.4", "-1.2", "2.4"], "m2": ["2.4", "-1.2", "-2.4"], "gamma": "0.8", "xi": "1.3", "pi1": "0.32"}
+    params = {**REGISTRY["prop-c.6"].params("quick"), **over}
+    out = DC._check_c6.__wrapped__(params, Context("prop-c.6", "quick", 9203))
+    assert out.verdict == "inconclusive", out.evidence
+    assert "cannot decide" in out.evidence["reason"] and out.evidence["to_settle"]
+    assert out.evidence["pythagoras_identity"]["passed"]

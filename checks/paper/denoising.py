@@ -956,7 +956,13 @@ def _check_c6(params, ctx):
               "certified in ball arithmetic by cert-thm-4.1-linear-gap.")}
     if not (pyth["passed"] and positive) or indep_ok == "refuted" or not short_ok or not head_rt["passed"]:
         return Outcome("refuted", ev)
-    return Outcome("confirmed" if indep_ok == "confirmed" else "inconclusive", ev)
+    if indep_ok != "confirmed":
+        coarse = [r["map"] for r in indep if r["passed"] is None]
+        ev["reason"] = (f"the tensor Gauss-Hermite check of the definition at {', '.join(coarse)} has an error estimate "
+                        f"above 1e-6 of the value at its finest rule (d = {t.d}): the independent path cannot decide")
+        ev["to_settle"] = "a finer tensor rule (more nodes per direction) or a smaller dimension"
+        return Outcome("inconclusive", ev)
+    return Outcome("confirmed", ev)
 
 
 register(Claim(
