@@ -107,3 +107,16 @@ def test_projected_rule_catches_dropped_complement(monkeypatch):
     # a basis that drops the second direction: the complement then carries part of the integrand's variation
     monkeypatch.setattr(N, "_basis", lambda vectors, mp: orig(vectors[:1], mp))
     assert not ML.projected_vs_full_rule(P, np.random.default_rng(0))["passed"]
+
+
+def test_escape_l1_tolerance_covers_float64_round_off_seed_9226():
+    """Seed 9226 (fresh-seed record) drew s0 = 0.04, where the terms of delta cancel: the float64 L1
+    distance at R = 20 differed from its 20-digit definition by 9.0e-16 (6e-12 relative) against a
+    tolerance of 4.2e-16 made of quad's integration-error estimates only, and Prop. 3.4 was refuted.
+    The tolerance now adds the integrand's round-off, 100 eps (R + |b*| + 1), as the gap row does;
+    the wrong delta of the test above still moves both rows far outside it."""
+    P = N.LDAProblem.from_params({"m1": ["0.18", "-0.66"], "m_1": ["-0.94", "-0.3"],
+                                  "Gamma": [["0.85", "0.04"], ["0.04", "0.32"]], "pi_plus": "0.51"})
+    out = M._escape_implementation(P, np.array([1.0, -0.5]), True, 48)
+    row = out["l1_vs_definition"]
+    assert out["passed"] and row["residual"] > 1e-16 and row["tolerance"] < 1e-8 * row["reference"]

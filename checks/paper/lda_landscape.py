@@ -600,7 +600,9 @@ def _escape_implementation(P, c, corrected, n, R=20.0):
         (checks.paper.lda.bayes_risk_reference: tanh-sinh, 20 digits);
         |difference| <= 10 (|gap(n) - gap(1.5n+2)| + |R~(n) - R~(1.5n+2)| + R* error) + 100 eps (R + |b*| + 1);
     (2) escape_l1(R) = _escape_l1_reference (mpmath.quad of the definition, 20 digits);
-        |difference| <= 10 (both error estimates) + 1e-12 |value|."""
+        |difference| <= 10 (both error estimates) + 1e-12 |value| + 100 eps (R + |b*| + 1), the last term the
+        float64 round-off of the integrand (quad's estimate covers the integration error only; seed 9226: a
+        residual of 9.0e-16 against 4.2e-16 at s0 = 0.04, where delta's terms cancel)."""
     z = LL.escaping_zeta(P, c, R, corrected)
     Rs_, Rerr = bayes_risk_reference(P, 20)
     d1, d2 = N.eff_risk(P, z, 0, n)[0], N.eff_risk(P, z, 0, int(1.5 * n) + 2)[0]
@@ -615,7 +617,7 @@ def _escape_implementation(P, c, corrected, n, R=20.0):
     if ref is None:
         l1_row = {"passed": False, "reason": "escaping_zeta is not of the form (w* + alpha c, b, r, kappa c)"}
     else:
-        tol_l = 10 * (e1 + ref[1]) + 1e-12 * abs(ref[0])
+        tol_l = 10 * (e1 + ref[1]) + 1e-12 * abs(ref[0]) + 100 * EPS * (R + abs(bs) + 1)
         l1_row = {"R": R, "escape_l1": l1, "reference": ref[0], "residual": abs(l1 - ref[0]), "tolerance": tol_l,
                   "passed": bool(abs(l1 - ref[0]) <= tol_l)}
     return {"risk_gap_vs_definition": gap_row, "l1_vs_definition": l1_row,
