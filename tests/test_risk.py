@@ -487,3 +487,27 @@ def test_lda_bayes_point_lambda_beyond_reach_is_inconclusive():
     r = run_claim("fp-risk-lda-bayes-point", seed=3, overrides=cfg)
     assert r["configurations"]["rows"][0]["verdict"] == "inconclusive"
     assert "lambda* = 0.14" in r["evidence"]["test"]["reason"]
+
+
+#: seed 9237's drawn averaged configuration of fp-risk-expansion (fresh-seed record, before DRAW_MAX_TILT)
+_OVER_9237 = {"gaussian_tokens": {"weights": ["1"], "means": [["-0.45", "0.03", "-0.6"]], "covariances": [[["1.31", "-0.42", "0.68"], ["-0.42", "0.76", "-0.56"], ["0.68", "-0.56", "1.04"]]]}, "queries": {"weights": ["0.63", "0.37"], "means": [["-0.65", "0.61", "0.77"], ["-0.8", "0.7", "0.47"]], "covariances": [[["0.22572", "-0.0108", "0.05184"], ["-0.0108", "0.0486", "-0.00432"], ["0.05184", "-0.00432", "0.07884"]], [["0.03996", "-0.01836", "-0.054"], ["-0.01836", "0.03132", "-0.00216"], ["-0.054", "-0.00216", "0.10476"]]]}, "heads": [{"U": [["-0.35", "0.44", "-0.13"], ["0.05", "-0.41", "0.16"], ["-0.03", "0.12", "0.55"]], "V": [["0.05", "0.07", "0.57"], ["-1.01", "0.54", "-0.16"]], "W": [["-0.69", "0.84"], ["-0.23", "-0.42"]]}, {"U": [["0.25", "-0.15", "-0.02"], ["0.53", "0.02", "0.23"], ["0.43", "0.05", "0.44"]], "V": [["-0.91", "0.71", "-0.43"], ["0.33", "-0.49", "-0.32"]], "W": [["0.75", "0.87"], ["-0.62", "-0.45"]]}], "target": {"B": [["-0.18", "0.6", "-0.25"], ["-0.82", "-0.83", "0.81"]], "noise_covariance": [["0.68", "-0.52"], ["-0.52", "1.16"]]}}
+
+
+def test_averaged_draws_exclude_a_pre_asymptotic_tilt_seed_9237():
+    """Seed 9237 drew an averaged configuration (lambda* = 0.084, inside DRAW_LAMBDA) whose K-weighted tilt
+    ratio E_z[rho K] / E_z K is 4.1: L (R_L - R_inf) was about 15.3, 16.6, 18.6 at L = 100, 400, 1600 against
+    K = 20.2, and the claim's a + b/L fit over L = 100, 400 refuted the true expansion (z = -5.9).  The draw
+    filter now bounds that ratio (the paper configuration: 1.26); the configuration is excluded, and the
+    seed draws another one."""
+    import softmix.checks.paper.finite_prompt_risk as FR
+    from softmix.checks.configs import configuration_rng
+    from softmix.checks.registry import REGISTRY, Context, load_all
+
+    load_all()
+    base = REGISTRY["fp-risk-expansion"].params("quick")
+    e = FR._averaged_effects({**base, **_OVER_9237})
+    assert 0.05 <= e["lambda"] <= 0.14 and e["spread"] <= FR.DRAW_MAX_SPREAD  # the old filter let it through
+    assert e["tilt"] > 3.5 and not FR._decidable_average(e)
+    assert FR._averaged_effects(base)["tilt"] == pytest.approx(1.26, abs=0.02)
+    over = FR._draw_expansion(configuration_rng(Context("fp-risk-expansion", "quick", 9237), 1), dict(base), 1)
+    assert over is not None and FR._averaged_effects({**base, **over})["tilt"] <= FR.DRAW_MAX_TILT
