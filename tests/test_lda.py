@@ -214,3 +214,19 @@ def test_thm35_horizon_below_the_slowest_time_constant_is_inconclusive_seed_8176
                    "Gamma": [["0.73", "-0.03"], ["-0.03", "0.58"]], "pi_plus": "0.42"}}
     r = run_claim("thm-3.5", "quick", seed=8176, overrides=cfg)
     assert r["verdict"] == "inconclusive" and "lambda_min T" in r["evidence"]["reason"]
+
+
+def test_lemma_b13_eigenvalue_in_the_undecided_band_is_inconclusive_seed_9249():
+    """Fresh-seed record, seed 9249: a drawn configuration's smallest normal eigenvalue (6.0e-6) lay between
+    the zero tolerance (1.7e-6, 100 x the quadrature error) and 10 x it, and the lemma was refuted although
+    the nullity matched.  An eigenvalue in that band now leaves the case unresolved (inconclusive)."""
+    import softmix.checks.paper.lda as L
+    from softmix.checks.registry import REGISTRY, Context, load_all
+
+    load_all()
+    lda = {"m1": ["0.69", "0.05"], "m_1": ["-0.86", "0.18"], "Gamma": [["0.82", "0.34"], ["0.34", "0.58"]],
+           "pi_plus": "0.58"}
+    params = {**REGISTRY["lemma-b.13"].params("quick"), "lda": lda}
+    out = L._chk_b13.__wrapped__(params, Context("lemma-b.13", "quick", 9249))
+    assert out.verdict == "inconclusive" and "not resolved" in out.evidence["reason"], out.evidence
+    assert [c["hessian_nullity"] == c["expected_nullity"] for c in out.evidence["cases"]] == [True, True]

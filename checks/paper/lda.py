@@ -704,11 +704,19 @@ def _chk_b13(p, ctx):
             rows.append({"s_star_nonzero": snz, "hessian_nullity": nul, "expected_nullity": expected,
                          "smallest_nonzero_eigenvalue": _f(smin, 8) if smin is not None else None,
                          "zero_tolerance": _f(tol, 3), "precision": f"{dps} digits" if mp else "float64"})
-            ok &= gap_ok and nul == expected
-    return Outcome("confirmed" if ok else "refuted",
-                   {"cases": rows, "projected_vs_full_rule": rule,
+            rows[-1]["resolved"] = gap_ok
+            # an eigenvalue between tol and 10 tol is neither zero nor resolved: the case cannot decide (seed 9249:
+            # a normal eigenvalue 6.0e-6 against a tolerance of 1.7e-6 refuted the lemma); a clear gap decides
+            ok &= (nul == expected) if gap_ok else True
+    undecided = [r for r in rows if not r["resolved"]]
+    verdict = "refuted" if not ok else ("inconclusive" if undecided else "confirmed")
+    extra = {"reason": f"{len(undecided)} case(s) with an eigenvalue between the zero tolerance and 10 x it: the "
+                       "nullity is not resolved", "to_settle": "more nodes (a smaller quadrature error)"} \
+        if verdict == "inconclusive" else {}
+    return Outcome(verdict,
+                   {**extra, "cases": rows, "projected_vs_full_rule": rule,
                     "rule": "eigenvalue zero iff |lambda| <= max(floor, 100 x |H(n) - H(1.5n+2)|); "
-                            "non-zero ones must exceed 10x that; the projected quadrature the Hessians use equals the full "
+                            "non-zero ones must exceed 10x that (one in between: inconclusive); the projected quadrature the Hessians use equals the full "
                             "tensor rule at three generic points (projected_vs_full_rule)"})
 
 
