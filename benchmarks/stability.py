@@ -17,16 +17,29 @@ import time
 from pathlib import Path
 
 
-def _summary(rows):
-    return {"seeds": len(rows), "runs_with_a_refuted_claim": sum(bool(r["refuted"]) for r in rows),
+def _summary(rows, meta=None):
+    return {**(meta or {}), "seeds": len(rows), "runs_with_a_refuted_claim": sum(bool(r["refuted"]) for r in rows),
             "runs_with_a_surviving_control": sum(bool(r["controls_survived"]) for r in rows), "rows": rows}
 
 
-def run(seeds, claims, workers, json_path=None, keep=None):
+def _package_hash() -> str:
+    """The checkpoint hash of the sources the verify processes import (same interpreter, same
+    working directory), so a record names the exact tree it ran on, installed or checked out."""
+    r = subprocess.run([sys.executable, "-c", "from softmix.checks.checkpoint import package_hash; "
+                        "print(package_hash())"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"cannot import softmix: {r.stderr.strip()[-300:]}")
+    return r.stdout.strip()
+
+
+def run(seeds, claims, workers, json_path=None, keep=None, command=None):
     """One ``softmix verify`` process per seed.  ``json_path`` is rewritten after every seed, so a
-    stopped record keeps the seeds it finished; ``keep`` (a folder) receives the full verify JSON
-    of every seed that refuted a claim or left a control standing, for diagnosis."""
+    stopped record keeps the seeds it finished; it also names the run (command line, the hash of
+    the imported sources as ``softmix verify --checkpoint`` computes it, package versions);
+    ``keep`` (a folder) receives the full verify JSON of every seed that refuted a claim or left a
+    control standing, for diagnosis."""
     rows = []
+    meta = {"command": command, "package": _package_hash(), "claims_selected": list(claims) or "all"}
     for s in seeds:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "v.json"
@@ -42,13 +55,14 @@ def run(seeds, claims, workers, json_path=None, keep=None):
             if keep and (refuted or survived):
                 Path(keep).mkdir(parents=True, exist_ok=True)
                 (Path(keep) / f"seed-{s}.json").write_text(out.read_text())
+        meta.setdefault("versions", doc.get("versions"))
         inconclusive = [c["id"] for c in doc["claims"] if c["verdict"] == "inconclusive"]
         rows.append({"seed": s, "refuted": refuted, "controls_survived": survived, "inconclusive": inconclusive,
                      "claims": len(doc["claims"]), "seconds": round(time.perf_counter() - t0, 1)})
         print(f"seed {s}: refuted {refuted or '-'}; controls survived {survived or '-'}; "
               f"inconclusive {inconclusive or '-'} ({rows[-1]['seconds']} s)", flush=True)
         if json_path:
-            Path(json_path).write_text(json.dumps(_summary(rows), indent=1))
+            Path(json_path).write_text(json.dumps(_summary(rows, meta), indent=1))
     return rows
 
 
@@ -61,7 +75,8 @@ def main(argv=None):
     p.add_argument("--json", help="summary file, rewritten after every seed")
     p.add_argument("--keep", metavar="DIR", help="save the full verify JSON of every seed with a failure here")
     a = p.parse_args(argv)
-    rows = run(range(a.first_seed, a.first_seed + a.seeds), a.claims, a.workers, a.json, a.keep)
+    command = ["python", "-m", "benchmarks.stability", *(sys.argv[1:] if argv is None else argv)]
+    rows = run(range(a.first_seed, a.first_seed + a.seeds), a.claims, a.workers, a.json, a.keep, command)
     summary = _summary(rows)
     print(json.dumps({k: v for k, v in summary.items() if k != "rows"}))
     return 0

@@ -59,3 +59,23 @@ def test_risk_benchmark_rows(tmp_path):
     out = tmp_path / "r.json"
     assert B.main(["--quick", "--only", "risk", "--json", str(out)]) == 0
     assert "constants" in json.loads(out.read_text())["risk"]
+
+
+def test_stability_record_names_its_run(tmp_path):
+    """The stability record, run as a process, names the tree it ran on (the checkpoint hash of the
+    imported sources), the command and the versions, and gives each seed its own row."""
+    import subprocess
+
+    from softmix.checks.checkpoint import package_hash
+
+    out = tmp_path / "stab.json"
+    cmd = [sys.executable, "-m", "benchmarks.stability", "--seeds", "2", "--first-seed", "5",
+           "--claims", "linear-fixed-proportions", "--workers", "1", "--json", str(out)]
+    r = subprocess.run(cmd, cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-500:]
+    doc = json.loads(out.read_text())
+    assert doc["package"] == package_hash()
+    assert doc["command"][3:] == cmd[3:] and doc["claims_selected"] == ["linear-fixed-proportions"]
+    assert doc["versions"]["softmix"] and doc["seeds"] == 2
+    assert [row["seed"] for row in doc["rows"]] == [5, 6]
+    assert doc["runs_with_a_refuted_claim"] == 0 and doc["runs_with_a_surviving_control"] == 0
