@@ -60,6 +60,28 @@ def test_fit_reference_catches_a_doubled_standard_error():
     assert few["rate"] is None and M._fit_reference(t[:2], y[:2], few)["passed"]
 
 
+def test_fit_reference_holds_on_a_near_exact_three_point_fit():
+    """The regime of the full profile's thm-3.6 drawn-2 configuration (a672031): three points of a
+    nearly exact exponential decay, 1 - r^2 ~ 4e-10, a t quantile of ~637 at one degree of freedom.
+    scipy's own stderr (from 1 - r^2) is off there by ~1e-7 relative, which the interval's quantile
+    blew up past the 1e-10 tolerance; the reference from linregress's residuals agrees with
+    fit_exp_rate, and a wrong standard error is still caught."""
+    from scipy import stats as st
+
+    t = np.array([1.8, 2.7, 3.6])
+    y = np.exp(-2.0 - 4.95 * t + np.array([1.0, -2.0, 1.0]) * 4e-5)
+    fit = D.fit_exp_rate(t, y)
+    lr = st.linregress(t, np.log(y))
+    assert 1e-10 < 1 - lr.rvalue ** 2 < 1e-8 and fit["points"] == 3
+    assert abs(lr.stderr - fit["se"]) > 1e-13  # the cancellation the reference avoids
+    out = M._fit_reference(t, y, fit)
+    assert out["passed"], out
+    assert out["max_relative_residual"] < 1e-12
+    assert not M._fit_reference(t, y, dict(fit, se=fit["se"] * 1.01))["passed"]
+    assert not M._fit_reference(t, y, dict(fit, ci=[fit["ci"][0], fit["ci"][1] + 1e-8]))["passed"]
+    assert not M._fit_reference(t, y, dict(fit, rate=fit["rate"] * (1 + 1e-9)))["passed"]
+
+
 def test_dist_reference_catches_a_dropped_r_term(monkeypatch):
     P = N.LDAProblem.from_params(GEN)
     ths = [np.random.default_rng(k).standard_normal(N.theta_size(3)) for k in range(3)]
