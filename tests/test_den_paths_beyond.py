@@ -33,6 +33,36 @@ def test_lambda_row_checks_the_scaling_without_a_square_root():
     assert not BY._lambda_row(0.15, U0 * math.sqrt(0.15 / lam_wrong), [G], S)["passed"]
 
 
+# The full profile of the default (f6e6d5b, seed 20261130) at lambda = 1.5: the query-averaged MSE of the
+# paper's configuration, L = 100 ... 25600 (4000 queries a length).  Its slope, about -0.545, lies between -1
+# and the asymptotic band [-0.48, -0.19] of L^(-2/3 ... ) -- the 1/L part of the queries where the expansion
+# holds still weighs on it -- and the first rule (overlap with the band) refuted the true statement there,
+# as on all three drawn configurations.
+_LAMBDA_15 = [(100, 0.17827954062625437, 0.0032550983059995192), (400, 0.07740941244244491, 0.001838637655998379),
+              (1600, 0.03982442819543448, 0.0012769416372231221), (6400, 0.017644335904331114, 0.0008211537032248769),
+              (25600, 0.009251009421143057, 0.000623286351281202)]
+
+
+def _above_decision(rows, lam, naive=False, alpha=1e-3 / 15):
+    Ls = [r[0] for r in rows]
+    band = [-1.0, -1.0] if naive else BY._log_band(lam, Ls, 1.0)
+    return BY._rate_decision(alpha, Ls, [r[1] for r in rows], [r[2] for r in rows], naive, band, 4000, "t"), band
+
+
+def test_above_threshold_rule_accepts_slopes_between_one_over_L_and_the_band():
+    dec, band = _above_decision(_LAMBDA_15, 1.5)
+    lo, hi = dec["fit"]["ci"]
+    assert hi < band[0] and lo > -1.0  # outside the band, above -1: the case the first rule refuted
+    assert dec["verdict"] == "confirmed"
+    # the naive control (1/L above the threshold) is still refuted on the same data
+    assert _above_decision(_LAMBDA_15, 1.5, naive=True)[0]["verdict"] == "refuted"
+    # a decay faster than 1/L refutes; one slower than the band's upper end refutes; 1/L itself cannot decide
+    Ls = [r[0] for r in _LAMBDA_15]
+    for slope, verdict in ((-1.3, "refuted"), (-0.1, "refuted"), (-1.0, "inconclusive"), (-0.4, "confirmed")):
+        rows = [(L, 0.2 * (L / 100.0) ** slope, 0.002 * (L / 100.0) ** slope) for L in Ls]
+        assert _above_decision(rows, 1.5)[0]["verdict"] == verdict, slope
+
+
 FAST_RATE = {"queries_below": 300, "queries_above": 300, "queries_mixture": 300, "Ls_below": [100, 200],
              "Ls_above": [100, 200], "L_mixture": 100}
 
