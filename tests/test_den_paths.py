@@ -111,6 +111,22 @@ def test_tensor_gauss_hermite_reference_pinned():
     assert abs(val - 1.641523727518147896784) < 1e-9 and err < 1e-9
 
 
+def test_refined_tensor_estimate_survives_an_accidental_agreement():
+    """Thm 4.1's configuration drawn at seed 9300 (record 9281-9300): Gauss-Hermite converges
+    non-monotonically on its steep gate, and v(90), v(135) agree to 6e-9 while both are 1.4e-7 from the
+    30-digit value.  The refined estimate (larger of two successive differences) still bounds the error."""
+    t = D._task({"m1": ["2.1", "-2.8"], "m2": ["2.1", "2.8"], "gamma": "0.8", "xi": "0.7", "pi1": "0.4"})
+    val = float(ND.linear_excess_risk_mp(t, 30, method="quad")[0])
+    A = ND.best_linear_map_mp(t, 30)
+    D._TENSOR_MEMO.clear()
+    v1, e1 = D._linear_risk_tensor_gh(t, A, 90)  # one difference: the accident
+    assert e1 < 1e-8 and abs(v1 - val) > 10 * e1
+    ref, e = D._linear_risk_tensor_gh(t, A, 40, refine=True)
+    assert abs(ref - val) <= e
+    assert D._agree_with_tensor_gh(val, ref, e)["passed"] is True
+    assert D._agree_with_tensor_gh(val * (1 + 1e-5), ref, e)["passed"] is False  # still fails a 1e-5 error
+
+
 def test_a_wrong_linear_risk_refutes_prop_c6(monkeypatch):
     real = D.linear_map_excess_risk_mp
 
