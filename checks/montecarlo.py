@@ -16,7 +16,7 @@ import numpy as np
 
 from softmix.numerics.finite_prompt import finite_prompt_constants, simulate_outputs
 
-from .rules import AlphaFamily, InverseLRule, SlopeRule, ZTest, combine
+from .rules import AlphaFamily, InverseLRule, SlopeRule, ZTest, combine, mean_se_dof
 
 __all__ = ["finite_prompt_study", "mc_errors"]
 
@@ -51,6 +51,7 @@ def finite_prompt_study(mix, U, V, z, Ls, R, seed, alpha: float | None = None, l
             "L_mse_se": float(L * sq.std(ddof=1) / np.sqrt(R)),
             "rmse": float(np.sqrt(sq.mean())),
             "rmse_se": float(sq.std(ddof=1) / np.sqrt(R) / (2 * np.sqrt(sq.mean()))),
+            "se_dof": mean_se_dof(sq),
         })
     Lv = [r["L"] for r in rows]
     multi = len(set(Lv)) >= 2
@@ -62,7 +63,7 @@ def finite_prompt_study(mix, U, V, z, Ls, R, seed, alpha: float | None = None, l
         mse_test = InverseLRule(a_mse, relative_margin, relative=True, name="L*MSE limit").decide(
             Lv, [r["L_mse"] for r in rows], [r["L_mse_se"] for r in rows], c["mse"], R)
         slope = SlopeRule(a_slope, -0.5, remainder=len(set(Lv)) >= 3, name="RMSE log-log slope").decide(
-            Lv, [r["rmse"] for r in rows], [r["rmse_se"] for r in rows], R)
+            Lv, [r["rmse"] for r in rows], [r["rmse_se"] for r in rows], R, se_dof=[r["se_dof"] for r in rows])
     else:  # one prompt length: nothing to extrapolate; the O(1/L) remainder is not modelled
         last = rows[-1]
         bias_test = ZTest(a_bias, relative_margin, relative=True, name="L*bias at L").decide(

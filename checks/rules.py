@@ -26,6 +26,8 @@ Statistics by construction
     O(1/L) remainder ``c / L`` as a third column); the Monte Carlo standard errors are taken as
     known (no inflation) so the interval uses a normal quantile, and a chi-square goodness-of-fit
     test with the residual degrees of freedom is kept (a misfit refutes, it does not widen).
+    When the standard errors were themselves estimated from the samples, ``decide(..., se_dof=...)``
+    (from :func:`mean_se_dof`) switches to the Student quantile and the F goodness of fit.
     With ``scale="estimated"`` the residual variance is estimated instead and the interval uses the
     Student quantile with ``n - p`` degrees of freedom.
   - :class:`InverseLRule` -- fit ``y(L) = a + b / L`` across prompt lengths (the known O(1/L)
@@ -46,7 +48,7 @@ import numpy as np
 from scipy import stats
 
 __all__ = ["ALPHA", "claim_alpha", "alpha_share", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest", "SlopeRule", "InverseLRule", "Threshold",
-           "combine", "z_critical", "t_critical", "zscore_test", "residual_test", "fit_loglog_slope",
+           "combine", "z_critical", "t_critical", "mean_se_dof", "zscore_test", "residual_test", "fit_loglog_slope",
            "fit_inverse_L", "verdict_from", "fmt", "Residual", "Bound"]
 
 #: Family-wise false-refutation level of every claim in softmix (all its Monte Carlo tests together).
@@ -189,6 +191,31 @@ def z_critical(n_tests: int = 1, alpha: float = ALPHA, sides: int = 2) -> float:
 
 def t_critical(dof: int, alpha: float = ALPHA, sides: int = 2) -> float:
     return float(stats.t.isf(alpha / sides, max(1, int(dof))))
+
+
+def mean_se_dof(samples) -> float:
+    """Effective degrees of freedom of the estimated standard error of a sample mean.
+
+    The standard error s / sqrt(n) is itself estimated. For i.i.d. draws with variance sigma^2 and
+    (non-excess) kurtosis kappa, the sample variance has Var(s^2) = sigma^4 (2 / (n - 1) +
+    (kappa - 3) / n); matching the scaled chi-square s^2 ~ sigma^2 chi2_nu / nu gives
+    nu = 2 / (2 / (n - 1) + (kappa - 3) / n): n - 1 for Gaussian draws, fewer for heavy tails (about
+    n / 6 for squared Gaussian errors, kappa = 15).  kappa is the sample kurtosis (an estimate: the
+    correction is second order).  Clipped to [1, n - 1] (lighter-than-Gaussian tails are not credited).
+    """
+    x = np.asarray(samples, float).ravel()
+    n = x.size
+    if n < 3:
+        return 1.0
+    c = x - x.mean()
+    m2 = float(np.mean(c**2))
+    if not (m2 > 0) or not math.isfinite(m2):
+        return float(n - 1)
+    kappa = float(np.mean(c**4)) / m2**2
+    rel_var = 2 / (n - 1) + (kappa - 3) / n
+    if rel_var <= 2 / (n - 1):
+        return float(n - 1)
+    return float(min(n - 1, max(1.0, 2 / rel_var)))
 
 
 def _finite_positive(se) -> bool:
@@ -370,7 +397,7 @@ class InverseLRule(Rule):
 
 
 def fit_loglog_slope(Ls, values, ses, alpha: float = ALPHA, remainder: bool = False,
-                     scale: str = "known") -> dict:
+                     scale: str = "known", se_dof=None) -> dict:
     """Weighted least squares of log(values) on log(L) (and 1/L with ``remainder=True``);
     SE(log v) = se / v (delta method).
 
@@ -379,6 +406,10 @@ def fit_loglog_slope(Ls, values, ses, alpha: float = ALPHA, remainder: bool = Fa
     of freedom are returned for a goodness-of-fit test (``SlopeRule`` runs it).
     ``scale="estimated"``: residual variance estimated (reduced chi-square, deflation included),
     Student quantile with ``n - p`` degrees of freedom.
+    ``se_dof`` (with ``scale="known"``): the standard errors were estimated from samples, each with
+    these effective degrees of freedom (:func:`mean_se_dof`); the interval then uses the Student
+    quantile with the smallest of them (the slope is a weighted sum of the points, whose
+    Satterthwaite degrees of freedom are at least the smallest: conservative).
     """
     x = np.log(np.asarray(Ls, float))
     v = np.asarray(values, float)
@@ -397,6 +428,11 @@ def fit_loglog_slope(Ls, values, ses, alpha: float = ALPHA, remainder: bool = Fa
         se = math.sqrt(cov[1, 1] * chi2 / dof)
         q = t_critical(dof, alpha)
         quantile = f"Student t, {dof} dof"
+    elif se_dof is not None:
+        nu = float(np.min(np.asarray(se_dof, float)))
+        se = math.sqrt(cov[1, 1])
+        q = float(stats.t.isf(alpha / 2, max(1.0, nu)))
+        quantile = f"Student t, {nu:.4g} dof (standard errors estimated from samples)"
     else:
         se = math.sqrt(cov[1, 1])
         q = z_critical(1, alpha)
@@ -404,6 +440,8 @@ def fit_loglog_slope(Ls, values, ses, alpha: float = ALPHA, remainder: bool = Fa
     out = {"slope": float(beta[1]), "slope_se": se, "ci": [float(beta[1] - q * se), float(beta[1] + q * se)],
            "quantile": quantile, "critical_value": q, "chi2": chi2, "dof": int(dof),
            "reduced_chi2": chi2 / dof if dof > 0 else None, "parameters": X.shape[1]}
+    if se_dof is not None and scale != "estimated":
+        out["se_dof"] = float(np.min(np.asarray(se_dof, float)))
     if remainder:
         out["inverse_L_coefficient"] = float(beta[2])
     return out
@@ -451,7 +489,12 @@ class SlopeRule(Rule):
                 f"no inflation), normal-quantile slope interval and chi-square goodness of fit, level "
                 f"{self.alpha:.3g} split between them; pass iff {what} and the model fits{m}")
 
-    def decide(self, Ls, values, ses, n_samples=None) -> dict:
+    def decide(self, Ls, values, ses, n_samples=None, se_dof=None) -> dict:
+        """``se_dof``: effective degrees of freedom of each standard error when it was estimated from
+        the samples (:func:`mean_se_dof`); the interval then takes the Student quantile and the
+        goodness of fit the F quantile (k F(k, nu) for k residual degrees of freedom) with the
+        smallest of them, instead of the normal and chi-square quantiles that treat the standard
+        errors as exact (which makes both tests anti-conservative far in the tail)."""
         Ls, v, s = list(Ls), np.asarray(values, float), np.asarray(ses, float)
         p = 3 if self.remainder else 2
         if self.scale == "estimated":
@@ -464,7 +507,12 @@ class SlopeRule(Rule):
                                "reason": "zero or non-finite standard error, or a non-positive value: cannot decide"})
         gof = self.gof and len(Ls) > p
         a_int = self.alpha / 2 if gof else self.alpha
-        fit = fit_loglog_slope(Ls, v, s, alpha=a_int, remainder=self.remainder, scale=self.scale)
+        if se_dof is not None and (np.size(se_dof) == 0 or not np.all(np.asarray(se_dof, float) >= 1)):
+            return self._wrap({"passed": None, "verdict": "inconclusive", "alpha": self.alpha,
+                               "reason": "degrees of freedom of the standard errors below 1: cannot decide"})
+        studentized = se_dof is not None and self.scale == "known"
+        fit = fit_loglog_slope(Ls, v, s, alpha=a_int, remainder=self.remainder, scale=self.scale,
+                               se_dof=se_dof if studentized else None)
         lo, hi = fit["ci"]
         out = {"fit": fit, "alpha": self.alpha, "interval_alpha": a_int}
         if self.mode == "contains":
@@ -472,9 +520,15 @@ class SlopeRule(Rule):
         else:
             passed = True if hi < self.target else (False if lo > self.target else None)
         if gof:
-            crit = float(stats.chi2.isf(self.alpha / 2, fit["dof"]))
+            k = fit["dof"]
+            if studentized:
+                crit = float(k * stats.f.isf(self.alpha / 2, k, max(1.0, fit["se_dof"])))
+            else:
+                crit = float(stats.chi2.isf(self.alpha / 2, k))
             fit_ok = fit["chi2"] <= crit
-            out["goodness_of_fit"] = {"chi2": fit["chi2"], "dof": fit["dof"], "critical": crit,
+            out["goodness_of_fit"] = {"chi2": fit["chi2"], "dof": k, "critical": crit,
+                                      "distribution": (f"{k} F({k}, {fit['se_dof']:.4g})" if studentized
+                                                       else f"chi-square({k})"),
                                       "alpha": self.alpha / 2, "passed": bool(fit_ok)}
             if not fit_ok:
                 passed = False
@@ -488,6 +542,13 @@ class SlopeRule(Rule):
                 if gap > 0:
                     out["samples_to_settle"] = int(math.ceil(n_samples * ((hi - lo) / 2 / gap) ** 2))
                     out["samples_unit"] = "replicates per prompt length"
+        if studentized:
+            out["rule"] = self.describe().replace("with known Monte Carlo", "with Monte Carlo").replace(
+                "no inflation), normal-quantile slope interval and chi-square goodness of fit",
+                f"no inflation; estimated with {fit['se_dof']:.4g} effective dof), Student-quantile slope interval "
+                f"and F goodness of fit").replace(
+                "no inflation), normal-quantile slope interval",
+                f"no inflation; estimated with {fit['se_dof']:.4g} effective dof), Student-quantile slope interval")
         return self._wrap(out)
 
 

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from softmix.checks.rules import (ALPHA, AlphaFamily, AlphaOverspent, InverseLRule, SlopeRule, Threshold, ZTest,
-                                  combine, fit_inverse_L, fit_loglog_slope, zscore_test)
+                                  combine, fit_inverse_L, fit_loglog_slope, mean_se_dof, zscore_test)
 
 A = 0.05
 N_SIM = 1500
@@ -250,3 +250,70 @@ def test_configurations_split_the_claims_alpha_before_any_draw():
     assert seen == [pytest.approx(ALPHA / 4)] * 3
     assert out.evidence["alpha"]["configuration_share"] == pytest.approx(0.25)
     assert "1/4" in out.evidence["alpha_split"] and claim_alpha() == ALPHA
+
+
+# ---- standard errors estimated from the samples: Student / F quantiles ------------------------
+@pytest.mark.parametrize("draw,kappa", [("normal", 3.0), ("exponential", 9.0), ("chisquare1", 15.0)])
+def test_mean_se_dof_matches_the_variance_of_the_sample_variance(draw, kappa):
+    """nu = 2 / (2/(n-1) + (kappa-3)/n) at the distribution's kurtosis (Gaussian: n - 1)."""
+    rng = np.random.default_rng(31)
+    n = 20000
+    x = {"normal": lambda: rng.standard_normal(n), "exponential": lambda: rng.exponential(size=n),
+         "chisquare1": lambda: rng.standard_normal(n) ** 2}[draw]()
+    nu = mean_se_dof(x)
+    expected = min(n - 1, 2 / (2 / (n - 1) + (kappa - 3) / n))
+    assert nu == pytest.approx(expected, rel=0.25), (nu, expected)
+    assert 1 <= nu <= n - 1
+    assert mean_se_dof([1.0, 1.0, 1.0, 1.0]) == 3.0 and mean_se_dof([1.0, 2.0]) == 1.0
+
+
+def _studentized_sim(rng, n_per=10, cv=0.15):
+    """Each point: the mean of n_per Gaussian draws around 3 L^(-1/2) (the truth), its SE estimated from
+    the same draws (n_per - 1 dof): the setting where the normal quantile under-covers."""
+    L = np.array(LS, float)
+    mu = 3.0 * L ** -0.5
+    x = mu[None, :, None] * (1 + cv * rng.standard_normal((N_SIM, len(L), n_per)))
+    v = x.mean(2)
+    se = x.std(2, ddof=1) / math.sqrt(n_per)
+    dof = np.array([[mean_se_dof(x[i, j]) for j in range(len(L))] for i in range(N_SIM)])
+    return v, se, dof
+
+
+def test_student_slope_interval_covers_when_the_standard_errors_are_estimated():
+    rng = np.random.default_rng(32)
+    v, se, dof = _studentized_sim(rng)
+    cov_t = cov_z = 0
+    for vi, si, di in zip(v, se, dof):
+        f = fit_loglog_slope(LS, vi, si, alpha=A, se_dof=di)
+        assert f["quantile"].startswith("Student t") and f["se_dof"] == pytest.approx(di.min())
+        cov_t += f["ci"][0] <= -0.5 <= f["ci"][1]
+        g = fit_loglog_slope(LS, vi, si, alpha=A)
+        cov_z += g["ci"][0] <= -0.5 <= g["ci"][1]
+    lo, hi = _band(1 - A)
+    assert cov_t >= lo, (cov_t, lo)  # at least nominal (the smallest dof is conservative)
+    assert cov_z < lo, (cov_z, lo)  # the normal quantile under-covers here
+
+
+def test_slope_rule_with_estimated_standard_errors_refutes_a_true_power_law_at_most_at_alpha():
+    """interval (alpha/2) + F goodness of fit (alpha/2): the false-refutation rate stays within alpha; the
+    normal / chi-square version of the same rule on the same data exceeds it."""
+    rng = np.random.default_rng(33)
+    v, se, dof = _studentized_sim(rng)
+    ref_t = ref_z = 0
+    for vi, si, di in zip(v, se, dof):
+        d = SlopeRule(A, -0.5).decide(LS, vi, si, se_dof=di)
+        assert "F(" in d["goodness_of_fit"]["distribution"] and "Student" in d["rule"]
+        assert d["goodness_of_fit"]["critical"] > stats.chi2.isf(A / 2, 2)
+        ref_t += d["verdict"] == "refuted"
+        ref_z += SlopeRule(A, -0.5).decide(LS, vi, si)["verdict"] == "refuted"
+    assert ref_t <= _band(A)[1], (ref_t, _band(A))
+    assert ref_z > _band(A)[1], (ref_z, _band(A))
+    # and it still refutes a wrong rate on the same data
+    wrong = sum(SlopeRule(A, -0.8).decide(LS, vi, si, se_dof=di)["verdict"] == "refuted"
+                for vi, si, di in zip(v[:200], se[:200], dof[:200]))
+    assert wrong > 190
+
+
+def test_degrees_of_freedom_below_one_are_inconclusive():
+    d = SlopeRule(A, -0.5).decide(LS, [1, 0.5, 0.25, 0.125], [0.01] * 4, se_dof=[10, 0.5, 10, 10])
+    assert d["verdict"] == "inconclusive" and d["passed"] is None

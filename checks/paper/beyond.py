@@ -31,7 +31,7 @@ from ..api import decide_one
 from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
 from .finite_prompt_risk import _rate_decision
-from ..rules import (AlphaFamily, InverseLRule, SlopeRule, ZTest, combine, fit_loglog_slope, residual_test,
+from ..rules import (AlphaFamily, InverseLRule, SlopeRule, ZTest, combine, fit_loglog_slope, mean_se_dof, residual_test,
                      z_critical)
 
 SECTION = "beyond"
@@ -802,11 +802,14 @@ def _check_smart(params, ctx):
             out = NB.atomic_prompt_outputs(means, w, z, U, int(L), int(params["reps"]), _data_rng(ctx, "prompt", j, int(L)))
             sq = ((out - post[j]) ** 2).sum(1)
             per.append({"L": int(L), "rmse": float(np.sqrt(sq.mean())),
-                        "rmse_se": float(sq.std(ddof=1) / math.sqrt(len(sq)) / (2 * np.sqrt(sq.mean())))})
+                        "rmse_se": float(sq.std(ddof=1) / math.sqrt(len(sq)) / (2 * np.sqrt(sq.mean()))),
+                        "se_dof": mean_se_dof(sq)})
         srule = SlopeRule(fam.take(f"query-{j}", len(Z)), target=-0.5, margin=0.1, remainder=len(per) >= 4,
                           name=f"query {j}: log-log slope of the RMSE")
+        # the standard errors are estimated from the squared errors, whose tails are heavy: Student and F
+        # quantiles with their effective degrees of freedom (rules.mean_se_dof), not normal and chi-square
         dec = srule.decide([r["L"] for r in per], [r["rmse"] for r in per], [r["rmse_se"] for r in per],
-                           int(params["reps"]))
+                           int(params["reps"]), se_dof=[r["se_dof"] for r in per])
         verdicts.append(dec)
         ok = dec["passed"]
         all_ok &= bool(ok)

@@ -24,7 +24,7 @@ from softmix.numerics.mixture import GaussianMixture, parse_number
 from .. import configs as C
 from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
-from ..rules import AlphaFamily, InverseLRule, SlopeRule, Threshold, ZTest, combine
+from ..rules import AlphaFamily, InverseLRule, SlopeRule, Threshold, ZTest, combine, mean_se_dof
 
 # Default configuration: two components in D = 3, one of them degenerate (rank 1), p = 2 outputs,
 # tilt a = U z with rho(a) ~ 2.06 (an effective-sample fraction of about one half).
@@ -283,13 +283,15 @@ def _check_lln(params, ctx):
         err = _errors(ctx, params, L, R) - limit[None, :]
         sq = (err**2).sum(1)
         rows.append({"L": int(L), "rmse": float(np.sqrt(sq.mean())),
-                     "rmse_se": float(sq.std(ddof=1) / np.sqrt(R) / (2 * np.sqrt(sq.mean())))})
+                     "rmse_se": float(sq.std(ddof=1) / np.sqrt(R) / (2 * np.sqrt(sq.mean()))),
+                     "se_dof": mean_se_dof(sq)})
     fam = AlphaFamily()
     # the reference sampling paths are decided on the claim's runs only (a control changes only the limit)
     paths, paths_ev = _reference_paths(mix, U, V, z, c["limit"], ctx, fam) if ctx.variant is None else ([], None)
     rule = SlopeRule(fam.rest("rmse-slope"), target=-0.5, margin=LLN_SLOPE_MARGIN, remainder=True,
                      name="RMSE log-log slope")
-    dec = rule.decide(Ls, [r["rmse"] for r in rows], [r["rmse_se"] for r in rows], n_samples=R)
+    dec = rule.decide(Ls, [r["rmse"] for r in rows], [r["rmse_se"] for r in rows], n_samples=R,
+                      se_dof=[r["se_dof"] for r in rows])
     dec_down = Threshold(rows[0]["rmse"], "<", name="RMSE(L_max) < RMSE(L_min)").decide(rows[-1]["rmse"])
     ev = {"per_L": rows, "slope_fit": dec["fit"], "slope_test": dec, "decreasing": dec_down,
           "rule": "; ".join([rule.describe(), "and RMSE decreases from the smallest to the largest L"]
