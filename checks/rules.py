@@ -48,7 +48,7 @@ import numpy as np
 from scipy import stats
 
 __all__ = ["ALPHA", "claim_alpha", "alpha_share", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest", "SlopeRule", "InverseLRule", "Threshold",
-           "combine", "z_critical", "t_critical", "mean_se_dof", "zscore_test", "residual_test", "fit_loglog_slope",
+           "combine", "decay_rate_decision", "z_critical", "t_critical", "mean_se_dof", "zscore_test", "residual_test", "fit_loglog_slope",
            "fit_inverse_L", "verdict_from", "fmt", "Residual", "Bound"]
 
 #: Family-wise false-refutation level of every claim in softmix (all its Monte Carlo tests together).
@@ -550,6 +550,51 @@ class SlopeRule(Rule):
                 "no inflation), normal-quantile slope interval",
                 f"no inflation; estimated with {fit['se_dof']:.4g} effective dof), Student-quantile slope interval")
         return self._wrap(out)
+
+
+def decay_rate_decision(alpha, Ls, values, ses, finite_pred, band, n_samples, name, margin=None) -> dict:
+    """The decay rate of a sum of non-negative parts, one of them possibly slower than 1/L.
+
+    Built on ``SlopeRule`` (known standard errors, normal-quantile slope interval at level ``alpha``,
+    ``margin`` on its half-width; no goodness-of-fit test because the power law holds only up to the
+    slowly varying (ln L)^b factor that ``band`` allows).
+
+    finite prediction (``finite_pred``): pass iff the interval contains -1 (``SlopeRule`` as is).
+
+    infinite prediction: the values are a sum of non-negative parts, a regular part c / L and
+    L^(-p) (ln L)^b parts with slopes in ``band``, the slowest of which dominates only asymptotically.
+    The local log-log slope of such a sum is a weighted average of its parts' slopes, so at reachable
+    L it lies in [min(-1, band[0]), band[1]], not necessarily in ``band``. Refuted if the interval lies
+    entirely outside that range or at or below -1; inconclusive if it contains -1 (the data cannot tell
+    the decay from 1/L); else passes (the decay is slower than 1/L, which is what an infinite
+    coefficient implies)."""
+    rule = SlopeRule(alpha, target=-1.0, margin=margin, gof=False, name=name)
+    dec = rule.decide(Ls, values, ses, n_samples=n_samples)
+    dec["band"] = band
+    dec["predicted_finite"] = bool(finite_pred)
+    if finite_pred or dec.get("fit") is None:
+        return dec
+    allowed = [min(-1.0, band[0]), band[1]]
+    dec["allowed_slopes"] = allowed
+    lo, hi = dec["fit"]["ci"]
+    if hi < allowed[0] or lo > allowed[1] or hi <= -1.0:
+        passed = False
+    elif lo <= -1.0:
+        passed = None
+        dec["reason"] = f"the slope interval [{lo:.3g}, {hi:.3g}] contains -1: the decay cannot be told from 1/L"
+    else:
+        passed = True
+    dec["passed"] = passed
+    dec["verdict"] = "inconclusive" if passed is None else (
+        "refuted" if not passed else ("confirmed" if dec["precise_enough"] else "inconclusive"))
+    conf = "" if margin is None else f"; confirmed only if the half-width <= {margin:g}"
+    dec["rule"] = (f"{name}: weighted least squares log v = c + s log L with known Monte Carlo standard errors (delta "
+                   f"method, no inflation), normal-quantile slope interval at level {alpha:.3g}, no goodness-of-fit test "
+                   f"(slowly varying (ln L)^b factors); an infinite coefficient passes iff the interval lies above -1 and "
+                   f"meets the slopes {[round(x, 4) for x in allowed]} that a sum of a 1/L part and "
+                   f"L^(-1/(2 lambda)) (ln L)^b parts can show (asymptotic band {[round(x, 4) for x in band]}); "
+                   f"containing -1 is inconclusive; a finite prediction passes iff the interval contains -1{conf}")
+    return dec
 
 
 class Threshold(Rule):

@@ -30,11 +30,13 @@ from .. import configs as C
 from ..api import decide_one
 from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
-from .finite_prompt_risk import _rate_decision
-from ..rules import (AlphaFamily, InverseLRule, SlopeRule, ZTest, combine, fit_loglog_slope, mean_se_dof, residual_test,
-                     z_critical)
+from ..rules import (AlphaFamily, InverseLRule, SlopeRule, ZTest, combine, decay_rate_decision, fit_loglog_slope,
+                     mean_se_dof, residual_test, z_critical)
 
 SECTION = "beyond"
+#: fp-query-averaged-rate above the threshold: half-width margin of the slope interval (declared up front; the
+#: value fp-risk-threshold declares for the same rule)
+RATE_SLOPE_MARGIN = 0.25
 _CACHE: dict = {}
 
 
@@ -285,7 +287,7 @@ def _check_rate(params, ctx):
     for lam in params["lambdas_above"]:
         Ua = _scaled_U(mix, S, U0, float(lam))
         rows = _query_study(ctx, params, ("above", lam), mix, S, Ua, V, params["Ls_above"], params["queries_above"])
-        # the same rate rule as fp-risk-threshold (finite_prompt_risk._rate_decision): a slope interval with no
+        # the same rate rule as fp-risk-threshold (rules.decay_rate_decision): a slope interval with no
         # goodness-of-fit test (the statement allows logarithmic factors). The query-averaged MSE is a sum of
         # non-negative parts, c/L from the queries where the expansion holds and L^(-1/(2 lambda)) (ln L)^b from
         # the tail of the queries, so at reachable L its local slope is a weighted average of the two: the
@@ -296,8 +298,9 @@ def _check_rate(params, ctx):
         naive = v == "naive-rate-above"
         pred = -1 / (2 * float(lam)) if not naive else -1.0
         band = _log_band(float(lam), params["Ls_above"], float(params["log_power_max"])) if not naive else [-1.0, -1.0]
-        dec = _rate_decision(a_lam, [r["L"] for r in rows], [r["mse"] for r in rows], [r["mse_se"] for r in rows],
-                             naive, band, int(params["queries_above"]), f"above: lambda = {lam:g}")
+        dec = decay_rate_decision(a_lam, [r["L"] for r in rows], [r["mse"] for r in rows], [r["mse_se"] for r in rows],
+                                  naive, band, int(params["queries_above"]), f"above: lambda = {lam:g}",
+                                  margin=RATE_SLOPE_MARGIN)
         fit = dec.get("fit") or {"slope": None, "ci": None}
         above_v = dec["verdict"]
         above_verdicts.append(above_v)

@@ -33,7 +33,8 @@ from softmix.theory import finite_prompt_risk as TR
 from .. import configs as C
 from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
-from ..rules import AlphaFamily, InverseLRule, SlopeRule, Threshold, ZTest, combine, fit_inverse_L, residual_test
+from ..rules import (AlphaFamily, InverseLRule, SlopeRule, Threshold, ZTest, combine, decay_rate_decision, fit_inverse_L,
+                     residual_test)
 
 SECTION = "finite-prompt"
 _CACHE: dict = {}
@@ -952,49 +953,12 @@ def _band(lam, beta, Ls, allowance):
 
 
 def _rate_decision(alpha, Ls, values, ses, finite_pred, band, n_samples, name):
-    """The rate rule past the threshold, built on ``SlopeRule`` (known standard errors, normal-quantile
-    slope interval at level ``alpha``, margin ``RATE_SLOPE_MARGIN`` on its half-width; no goodness-of-fit
-    test because the power law holds only up to the slowly varying (ln L)^b factor that ``band`` allows).
-
-    finite prediction: pass iff the interval contains -1 (``SlopeRule`` as is).
-
-    infinite prediction: the excess is a sum of non-negative parts, the regular part c / L of the queries
-    where the expansion holds, L^(-1/(2 lambda_h)) (ln L)^b parts of every head past the threshold, and the
-    top head's L^(-1/(2 lambda*)) (ln L)^b part, which dominates only asymptotically. The local log-log slope
-    of such a sum is a weighted average of its parts' slopes, so at reachable L it lies in
-    [min(-1, band[0]), band[1]], not necessarily in ``band``. Refuted if the interval lies entirely outside that
-    range; inconclusive if it contains -1 (the data cannot tell the decay from 1/L); else passes (the decay is
-    slower than 1/L, which is what an infinite coefficient implies). (An earlier rule required the interval to
-    overlap ``band`` itself: drawn configurations and the full profile of the default refuted the true
-    statement with slopes between -1 and the band, e.g. [-0.91, -0.77] against [-0.76, -0.30] at
-    lambda* = 0.82.)"""
-    rule = SlopeRule(alpha, target=-1.0, margin=RATE_SLOPE_MARGIN, gof=False, name=name)
-    dec = rule.decide(Ls, values, ses, n_samples=n_samples)
-    dec["band"] = band
-    dec["predicted_finite"] = bool(finite_pred)
-    if finite_pred or dec.get("fit") is None:
-        return dec
-    allowed = [min(-1.0, band[0]), band[1]]
-    dec["allowed_slopes"] = allowed
-    lo, hi = dec["fit"]["ci"]
-    if hi < allowed[0] or lo > allowed[1] or hi <= -1.0:
-        passed = False
-    elif lo <= -1.0:
-        passed = None
-        dec["reason"] = f"the slope interval [{lo:.3g}, {hi:.3g}] contains -1: the decay cannot be told from 1/L"
-    else:
-        passed = True
-    dec["passed"] = passed
-    dec["verdict"] = "inconclusive" if passed is None else (
-        "refuted" if not passed else ("confirmed" if dec["precise_enough"] else "inconclusive"))
-    dec["rule"] = (f"{name}: weighted least squares log v = c + s log L with known Monte Carlo standard errors (delta "
-                   f"method, no inflation), normal-quantile slope interval at level {alpha:.3g}, no goodness-of-fit test "
-                   f"(slowly varying (ln L)^b factors); an infinite coefficient passes iff the interval lies above -1 and "
-                   f"meets the slopes {[round(x, 4) for x in allowed]} that a sum of a 1/L part and "
-                   f"L^(-1/(2 lambda)) (ln L)^b parts can show (asymptotic band {[round(x, 4) for x in band]}); "
-                   f"containing -1 is inconclusive; a finite prediction passes iff the interval contains -1; confirmed "
-                   f"only if the half-width <= {RATE_SLOPE_MARGIN:g}")
-    return dec
+    """The rate rule past the threshold: ``rules.decay_rate_decision`` with margin ``RATE_SLOPE_MARGIN``
+    (shared with fp-query-averaged-rate, whose query-averaged MSE has the same structure).  (An earlier
+    rule required the interval to overlap ``band`` itself: drawn configurations and the full profile of
+    the default refuted the true statement with slopes between -1 and the band, e.g. [-0.91, -0.77]
+    against [-0.76, -0.30] at lambda* = 0.82.)"""
+    return decay_rate_decision(alpha, Ls, values, ses, finite_pred, band, n_samples, name, margin=RATE_SLOPE_MARGIN)
 
 
 _GAUSS_AVG = {}
