@@ -27,7 +27,8 @@ Statistics by construction
     known (no inflation) so the interval uses a normal quantile, and a chi-square goodness-of-fit
     test with the residual degrees of freedom is kept (a misfit refutes, it does not widen).
     When the standard errors were themselves estimated from the samples, ``decide(..., se_dof=...)``
-    (from :func:`mean_se_dof`) switches to the Student quantile and the F goodness of fit.
+    (from :func:`mean_se_dof`) switches to the Student quantile and the F goodness of fit, with
+    Welch-Satterthwaite degrees of freedom.
     With ``scale="estimated"`` the residual variance is estimated instead and the interval uses the
     Student quantile with ``n - p`` degrees of freedom.
   - :class:`InverseLRule` -- fit ``y(L) = a + b / L`` across prompt lengths (the known O(1/L)
@@ -216,6 +217,16 @@ def mean_se_dof(samples) -> float:
     if rel_var <= 2 / (n - 1):
         return float(n - 1)
     return float(min(n - 1, max(1.0, 2 / rel_var)))
+
+
+def _satterthwaite(shares, nus) -> float:
+    """Welch-Satterthwaite degrees of freedom of sum_i shares_i chi2_{nu_i} / nu_i (shares >= 0)."""
+    a = np.asarray(shares, float)
+    nus = np.asarray(nus, float)
+    den = float(np.sum(a**2 / nus))
+    if not den > 0:
+        return float(np.min(nus))
+    return float(min(np.sum(nus), max(np.min(nus), float(np.sum(a)) ** 2 / den)))
 
 
 def _finite_positive(se) -> bool:
@@ -408,8 +419,11 @@ def fit_loglog_slope(Ls, values, ses, alpha: float = ALPHA, remainder: bool = Fa
     Student quantile with ``n - p`` degrees of freedom.
     ``se_dof`` (with ``scale="known"``): the standard errors were estimated from samples, each with
     these effective degrees of freedom (:func:`mean_se_dof`); the interval then uses the Student
-    quantile with the smallest of them (the slope is a weighted sum of the points, whose
-    Satterthwaite degrees of freedom are at least the smallest: conservative).
+    quantile with the Welch-Satterthwaite degrees of freedom of the slope, a weighted sum
+    sum_i c_i y_i of the points: nu = (sum_i a_i)^2 / sum_i (a_i^2 / nu_i) with a_i = c_i^2 se_i^2
+    (each point counts by its share of the slope's variance; nu lies between the smallest and the
+    sum of the nu_i).  ``gof_se_dof`` is the same for the chi-square statistic, whose terms weigh
+    1 - h_ii under the model (h the leverages).
     """
     x = np.log(np.asarray(Ls, float))
     v = np.asarray(values, float)
@@ -429,7 +443,11 @@ def fit_loglog_slope(Ls, values, ses, alpha: float = ALPHA, remainder: bool = Fa
         q = t_critical(dof, alpha)
         quantile = f"Student t, {dof} dof"
     elif se_dof is not None:
-        nu = float(np.min(np.asarray(se_dof, float)))
+        nus = np.asarray(se_dof, float) * np.ones_like(x)
+        c = (cov @ X.T * W)[1]  # slope = c . log(v)
+        nu = _satterthwaite(c**2 * s**2, nus)
+        lev = 1 - np.einsum("ij,jk,ik->i", X, cov, X) * W  # 1 - h_ii: each chi-square term's expected share
+        nu_gof = _satterthwaite(np.clip(lev, 0, None), nus) if dof > 0 else None
         se = math.sqrt(cov[1, 1])
         q = float(stats.t.isf(alpha / 2, max(1.0, nu)))
         quantile = f"Student t, {nu:.4g} dof (standard errors estimated from samples)"
@@ -441,7 +459,9 @@ def fit_loglog_slope(Ls, values, ses, alpha: float = ALPHA, remainder: bool = Fa
            "quantile": quantile, "critical_value": q, "chi2": chi2, "dof": int(dof),
            "reduced_chi2": chi2 / dof if dof > 0 else None, "parameters": X.shape[1]}
     if se_dof is not None and scale != "estimated":
-        out["se_dof"] = float(np.min(np.asarray(se_dof, float)))
+        out["se_dof"] = nu
+        out["gof_se_dof"] = nu_gof
+        out["point_se_dof"] = [float(v) for v in nus]
     if remainder:
         out["inverse_L_coefficient"] = float(beta[2])
     return out
@@ -492,9 +512,10 @@ class SlopeRule(Rule):
     def decide(self, Ls, values, ses, n_samples=None, se_dof=None) -> dict:
         """``se_dof``: effective degrees of freedom of each standard error when it was estimated from
         the samples (:func:`mean_se_dof`); the interval then takes the Student quantile and the
-        goodness of fit the F quantile (k F(k, nu) for k residual degrees of freedom) with the
-        smallest of them, instead of the normal and chi-square quantiles that treat the standard
-        errors as exact (which makes both tests anti-conservative far in the tail)."""
+        goodness of fit the F quantile (k F(k, nu) for k residual degrees of freedom), each with its
+        Welch-Satterthwaite degrees of freedom (:func:`fit_loglog_slope`), instead of the normal and
+        chi-square quantiles that treat the standard errors as exact (which makes both tests
+        anti-conservative far in the tail)."""
         Ls, v, s = list(Ls), np.asarray(values, float), np.asarray(ses, float)
         p = 3 if self.remainder else 2
         if self.scale == "estimated":
@@ -522,12 +543,12 @@ class SlopeRule(Rule):
         if gof:
             k = fit["dof"]
             if studentized:
-                crit = float(k * stats.f.isf(self.alpha / 2, k, max(1.0, fit["se_dof"])))
+                crit = float(k * stats.f.isf(self.alpha / 2, k, max(1.0, fit["gof_se_dof"])))
             else:
                 crit = float(stats.chi2.isf(self.alpha / 2, k))
             fit_ok = fit["chi2"] <= crit
             out["goodness_of_fit"] = {"chi2": fit["chi2"], "dof": k, "critical": crit,
-                                      "distribution": (f"{k} F({k}, {fit['se_dof']:.4g})" if studentized
+                                      "distribution": (f"{k} F({k}, {fit['gof_se_dof']:.4g})" if studentized
                                                        else f"chi-square({k})"),
                                       "alpha": self.alpha / 2, "passed": bool(fit_ok)}
             if not fit_ok:

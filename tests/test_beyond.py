@@ -163,7 +163,7 @@ def test_zfb_conditional_losses_estimate_the_plain_squared_error():
 
 def test_smart_rmse_slopes_use_studentized_quantiles():
     """smart-2025-mixture's standard errors come from heavy-tailed squared errors: every query's slope rule
-    takes the Student interval and the F goodness of fit with the smallest effective dof of its points
+    takes the Student interval and the F goodness of fit with the Welch-Satterthwaite dof of its points
     (record 9281-9300: the chi-square tail ran over its level)."""
     from scipy import stats
     res = run_claim("smart-2025-mixture", seed=9292)
@@ -173,6 +173,8 @@ def test_smart_rmse_slopes_use_studentized_quantiles():
         dofs = [p["se_dof"] for p in r["per_L"]]
         assert all(1 <= d <= 4000 for d in dofs)
         gof = r["slope_test"]["goodness_of_fit"]
-        assert gof["distribution"] == f"1 F(1, {min(dofs):.4g})"
-        assert gof["critical"] == pytest.approx(float(stats.f.isf(gof["alpha"], 1, min(dofs))))
+        nu = r["slope_fit"]["gof_se_dof"]
+        assert min(dofs) <= nu <= sum(dofs) and min(dofs) <= r["slope_fit"]["se_dof"] <= sum(dofs)
+        assert gof["distribution"] == f"1 F(1, {nu:.4g})"
+        assert gof["critical"] == pytest.approx(float(stats.f.isf(gof["alpha"], 1, nu)))
         assert r["slope_fit"]["quantile"].startswith("Student t")
