@@ -216,6 +216,22 @@ def test_thm35_horizon_below_the_slowest_time_constant_is_inconclusive_seed_8176
     assert r["verdict"] == "inconclusive" and "lambda_min T" in r["evidence"]["reason"]
 
 
+def test_thm35_transient_above_the_start_with_a_short_horizon_is_inconclusive_seed_9308():
+    """Record 9301-9320, seed 9308: lambda_min = 5.6e-7, so lambda_min T = 4.5e-4; the fast modes raised the
+    distance to E1 from 0.0219 to 0.0253 before it decayed at the late rate 1.1e-6 > 0.  Contraction cannot be
+    shown on such a horizon in either direction: inconclusive, not refuted (the Hessian part still decides)."""
+    from softmix.checks.runner import run_claim
+
+    cfg = {"lda": {"m1": ["1.3", "0.68"], "m_1": ["-0.57", "0.31"],
+                   "Gamma": [["0.85", "-0.02"], ["-0.02", "0.41"]], "pi_plus": "0.41"}}
+    r = run_claim("thm-3.5", "quick", seed=9308, overrides=cfg)
+    ev = r["evidence"]
+    assert r["verdict"] == "inconclusive" and "lambda_min T" in ev["reason"], ev.get("reason")
+    assert ev["hessian_nullity"] == ev["expected_nullity"] == 5 and ev["flow"]["dist_E1"][-1] > ev["flow"]["dist_E1"][0]
+    # the same check still refutes the wrong nullity on this configuration
+    assert all(c["refuted"] for c in r["negative_controls"])
+
+
 def test_lemma_b13_eigenvalue_in_the_undecided_band_is_inconclusive_seed_9249():
     """Fresh-seed record, seed 9249: a drawn configuration's smallest normal eigenvalue (6.0e-6) lay between
     the zero tolerance (1.7e-6, 100 x the quadrature error) and 10 x it, and the lemma was refuted although

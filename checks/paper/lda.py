@@ -852,10 +852,14 @@ def _chk_35(p, ctx):
     # the predicted log-contraction where a tenth is not expected (seed 8131: lambda_min T = 0.5, observed 4.3x)
     need = max(0.1, math.exp(-float(smin) * T / 2))
     conv = ds_[-1] < need * ds_[0] and rate > 0
-    if not conv and float(smin) * T < 1 and ds_[-1] < ds_[0]:
+    if not conv and float(smin) * T < 1:
         # the horizon is shorter than the slowest normal mode's time constant, 1 / lambda_min: the flow has
-        # not reached its asymptotic regime and a non-positive late rate decides nothing (seed 8176:
-        # lambda_min = 8e-5, lambda_min T = 0.064; dist_E1 fell 21x, then rose 3x along the slow mode)
+        # not reached its asymptotic regime and neither the contraction nor a non-positive late rate decides
+        # anything (seed 8176: lambda_min = 8e-5, lambda_min T = 0.064; dist_E1 fell 21x, then rose 3x along
+        # the slow mode.  Seed 9308: lambda_min = 5.6e-7, lambda_min T = 4.5e-4; the fast modes' transient
+        # raised dist_E1 from 0.0219 to 0.0253, then it decayed at the late rate 1.1e-6 > 0, ending 15 % above
+        # its start; the earlier guard also asked for dist_E1 to end below its start and refuted).  The
+        # statement's local part is decided by the Hessian above (nullity and signs), which no horizon affects.
         return Outcome("inconclusive", {**ev, "reason": f"lambda_min T = {float(smin) * T:.3g} < 1: the horizon does not "
                                                          "reach the slowest mode's exponential regime",
                                         "to_settle": "a longer horizon T (at least 1 / lambda_min)"})
