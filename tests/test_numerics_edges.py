@@ -131,3 +131,18 @@ def test_prop_a1_atoms_are_distinct_symbols():
     assert len(xs) == 2 * 2 * 2, sorted(s.name for s in xs)
     align = {s for s in d.free_symbols() if s.name.startswith("A")}
     assert len(align) == 2 * 2, sorted(s.name for s in align)
+
+
+# ---- exact configurations written back as text ----------------------------------------------------
+def test_exact_fractions_print_as_exact_decimals_when_they_terminate():
+    """A terminating fraction is printed exactly, however many digits (2^-150 has 150 decimals); a
+    non-terminating one to 40 significant digits; integers as integers."""
+    from fractions import Fraction
+
+    from softmix.numerics.mixture import _frac_to_str
+
+    tiny = _frac_to_str(Fraction(1, 2**150))
+    assert Fraction(tiny) == Fraction(1, 2**150) and len(tiny) > 150
+    assert _frac_to_str(Fraction(3, 8)) == "0.375" and _frac_to_str(Fraction(-7)) == "-7"
+    third = _frac_to_str(Fraction(1, 3))
+    assert third.startswith("0.3333") and len(third.replace("0.", "", 1)) == 40
