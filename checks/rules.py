@@ -201,7 +201,7 @@ def mean_se_dof(samples) -> float:
     (non-excess) kurtosis kappa, the sample variance has Var(s^2) = sigma^4 (2 / (n - 1) +
     (kappa - 3) / n); matching the scaled chi-square s^2 ~ sigma^2 chi2_nu / nu gives
     nu = 2 / (2 / (n - 1) + (kappa - 3) / n): n - 1 for Gaussian draws, fewer for heavy tails (about
-    n / 6 for squared Gaussian errors, kappa = 15).  kappa is the sample kurtosis (an estimate: the
+    n / 7 for squared Gaussian errors, kappa = 15).  kappa is the sample kurtosis (an estimate: the
     correction is second order).  Clipped to [1, n - 1] (lighter-than-Gaussian tails are not credited).
     """
     x = np.asarray(samples, float).ravel()
