@@ -146,3 +146,21 @@ def test_exact_fractions_print_as_exact_decimals_when_they_terminate():
     assert _frac_to_str(Fraction(3, 8)) == "0.375" and _frac_to_str(Fraction(-7)) == "-7"
     third = _frac_to_str(Fraction(1, 3))
     assert third.startswith("0.3333") and len(third.replace("0.", "", 1)) == 40
+
+
+def test_counterexample_search_reaches_negative_values_of_real_symbols():
+    """|x| = x holds for x >= 0 only: the random search must try negative values of a real symbol and
+    refute it (a search over positive values alone would leave it 'unproven')."""
+    from softmix.theory.derivation import Derivation
+
+    x = sp.Symbol("x", real=True)
+    verdict, info = Derivation("abs", "test", sp.Abs(x), x).decide(seed=0)
+    assert verdict == "refuted" and sp.Rational(info["counterexample"]["x"]) < 0
+    # a positive symbol is only ever drawn positive (the identity holds there: proven)
+    p = sp.Symbol("p", positive=True)
+    assert Derivation("abs", "test", sp.Abs(p), p).decide(seed=0)[0] == "proven"
+
+
+def test_prop_b12_label_names_its_control():
+    assert "[control" not in TL.prop_b12_derivation(2).name
+    assert TL.prop_b12_derivation(2, variant="dropped-zero-block").name.endswith("[control dropped-zero-block]")
