@@ -164,3 +164,29 @@ def test_counterexample_search_reaches_negative_values_of_real_symbols():
 def test_prop_b12_label_names_its_control():
     assert TL.prop_b12_derivation(2).name == "Prop. B.12 Hessian integrand on E1, d=2"
     assert TL.prop_b12_derivation(2, variant="dropped-zero-block").name.endswith("[control dropped-zero-block]")
+
+
+# ---- online SGD of fig. 2: one step is the minibatch-mean gradient step ---------------------------
+def test_sgd_heads_step_is_the_minibatch_mean_gradient_step():
+    """One step of sgd_heads from a seeded start equals theta - lr * grad of the batch MEAN squared error
+    against f*, the gradient checked by central differences of the loss computed from head_outputs (so the
+    batch weights, the learning rate and the target all enter the comparison)."""
+    task = ND.DenoisingTask.from_params({"m1": ["1.2", "0.4"], "m2": ["-0.3", "0.9"], "gamma": "0.7",
+                                         "xi": "0.6", "pi1": "0.35"})
+    H, lr, batch, d = 2, 0.05, 16, task.d
+    _curve, heads = ND.sgd_heads(task, H, steps=1, lr=lr, clip=1e9, batch=batch, rng=np.random.default_rng(5),
+                                 track_every=1)
+    rng = np.random.default_rng(5)
+    M, pi, s, _c, _a = task.arrays()
+    th = rng.normal(scale=0.1, size=H * 2 * d * d)
+    lab = rng.random(batch) < pi[0]
+    Z = np.where(lab[:, None], M[0], M[1]) + np.sqrt(s) * rng.standard_normal((batch, d))
+    target = ND.bayes_denoiser(task, Z)
+
+    def mean_loss(t):
+        out = ND.head_outputs(task, ND._unpack(t, d, H), Z)
+        return float(np.mean(((out - target) ** 2).sum(1)))
+
+    eps = 1e-6
+    g = np.array([(mean_loss(th + eps * e) - mean_loss(th - eps * e)) / (2 * eps) for e in np.eye(th.size)])
+    assert np.allclose(ND._pack(heads), th - lr * g, rtol=1e-6, atol=1e-8)
