@@ -18,8 +18,22 @@ from pathlib import Path
 
 
 def _summary(rows, meta=None):
+    """Counts, plus what the alpha budgets let a record expect: every claim's result carries the level
+    its tests spent (``alpha_spent``, at most 1e-3), so the number of type-I refutations over the record
+    is at most Poisson-distributed with mean ``type_I_expected_at_most`` = the sum over seeds and claims
+    (Bonferroni bounds; the tests are independent across seeds).  ``type_I_tail_probability`` is the
+    chance of at least the observed number of refuted claims under that mean: a small value says the
+    refutations are more than the budgets allow (defects of checks, or a false statement), a moderate
+    one that they are what calibrated tests produce.  Checks that spend no alpha (deterministic
+    thresholds, flows) are outside this bound."""
+    import math
+
+    lam = float(sum(r.get("alpha_spent", 0.0) for r in rows))
+    k = sum(len(r["refuted"]) for r in rows)
+    tail = 1.0 - sum(math.exp(-lam) * lam**i / math.factorial(i) for i in range(k)) if k else 1.0
     return {**(meta or {}), "seeds": len(rows), "runs_with_a_refuted_claim": sum(bool(r["refuted"]) for r in rows),
-            "runs_with_a_surviving_control": sum(bool(r["controls_survived"]) for r in rows), "rows": rows}
+            "runs_with_a_surviving_control": sum(bool(r["controls_survived"]) for r in rows),
+            "refuted_claims": k, "type_I_expected_at_most": lam, "type_I_tail_probability": tail, "rows": rows}
 
 
 def _package_hash() -> str:
@@ -58,7 +72,8 @@ def run(seeds, claims, workers, json_path=None, keep=None, command=None):
         meta.setdefault("versions", doc.get("versions"))
         inconclusive = [c["id"] for c in doc["claims"] if c["verdict"] == "inconclusive"]
         rows.append({"seed": s, "refuted": refuted, "controls_survived": survived, "inconclusive": inconclusive,
-                     "claims": len(doc["claims"]), "seconds": round(time.perf_counter() - t0, 1)})
+                     "claims": len(doc["claims"]), "alpha_spent": float(sum(c.get("alpha_spent", 0.0) for c in doc["claims"])),
+                     "seconds": round(time.perf_counter() - t0, 1)})
         print(f"seed {s}: refuted {refuted or '-'}; controls survived {survived or '-'}; "
               f"inconclusive {inconclusive or '-'} ({rows[-1]['seconds']} s)", flush=True)
         if json_path:

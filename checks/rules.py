@@ -48,7 +48,7 @@ import mpmath as mpm
 import numpy as np
 from scipy import stats
 
-__all__ = ["ALPHA", "claim_alpha", "alpha_share", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest", "SlopeRule", "InverseLRule", "Threshold",
+__all__ = ["ALPHA", "claim_alpha", "alpha_share", "alpha_accounting", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest", "SlopeRule", "InverseLRule", "Threshold",
            "combine", "decay_rate_decision", "z_critical", "t_critical", "mean_se_dof", "zscore_test", "residual_test", "fit_loglog_slope",
            "fit_inverse_L", "verdict_from", "fmt", "Residual", "Bound"]
 
@@ -82,6 +82,24 @@ def alpha_share(share: float, label: str = ""):
         _SHARE.reset(token)
 
 
+#: the root families opened by the running check, when the engine counts them (see alpha_accounting)
+_ROOTS = contextvars.ContextVar("softmix_alpha_roots", default=None)
+
+
+@contextlib.contextmanager
+def alpha_accounting():
+    """Collect the root :class:`AlphaFamily` objects opened while the enclosed check runs (a
+    sub-family is counted through its parent); yields the list.  The runner sums their ``spent``
+    into the result's ``alpha_spent``: the claim's actual false-refutation bound, which a record over
+    many claims and seeds adds up to the number of type-I refutations it may expect."""
+    roots: list = []
+    token = _ROOTS.set(roots)
+    try:
+        yield roots
+    finally:
+        _ROOTS.reset(token)
+
+
 class AlphaOverspent(ValueError):
     """A claim asked for more alpha than its family holds (a bug in the claim, never a verdict)."""
 
@@ -104,7 +122,7 @@ class AlphaFamily:
 
     _TOL = 1e-12
 
-    def __init__(self, alpha: float | None = None, name: str = "claim"):
+    def __init__(self, alpha: float | None = None, name: str = "claim", _child: bool = False):
         """``alpha`` defaults to :func:`claim_alpha` (ALPHA, or the configuration's share of it)."""
         self.share = _SHARE.get() if alpha is None else None
         alpha = claim_alpha() if alpha is None else float(alpha)
@@ -113,6 +131,9 @@ class AlphaFamily:
         self.alpha = alpha
         self.name = name
         self._parts: dict[str, object] = {}  # name -> float (a test) or AlphaFamily (a sub-family)
+        roots = _ROOTS.get()
+        if roots is not None and not _child:
+            roots.append(self)
 
     # spending
     def _spend(self, name: str, amount: float):
@@ -148,7 +169,7 @@ class AlphaFamily:
         """A sub-family holding ``share`` of this family's total alpha (e.g. one per configuration)."""
         amount = float(share) * self.alpha
         self._spend(name, amount)
-        fam = AlphaFamily(amount, name=f"{self.name}/{name}")
+        fam = AlphaFamily(amount, name=f"{self.name}/{name}", _child=True)
         self._parts[name] = fam
         return fam
 

@@ -9,6 +9,7 @@ import time
 import traceback
 
 from .registry import Context, Outcome, load_all
+from .rules import alpha_accounting
 
 __all__ = ["Result", "run_claim", "run_claims", "versions", "claim_passed", "exit_code", "verdict_counts"]
 
@@ -101,7 +102,9 @@ def run_claim(claim_id: str, profile: str = "quick", seed: int = 0, overrides: d
     claim = claims[claim_id]
     params = claim.params(profile, overrides)
     t0 = time.perf_counter()
-    out, _ = _run_one(claim, params, Context(claim_id, profile, seed))
+    with alpha_accounting() as roots:
+        out, _ = _run_one(claim, params, Context(claim_id, profile, seed))
+    spent = float(sum(f.spent for f in roots))
     controls = []
     for c in claim.controls:
         cout, csec = _run_one(claim, params, Context(claim_id, profile, seed, variant=c.id))
@@ -113,7 +116,8 @@ def run_claim(claim_id: str, profile: str = "quick", seed: int = 0, overrides: d
             "configurations": configurations_tried(claim, params, profile, out),
             "evidence": _jsonable(out.evidence),
             "findings": _jsonable(out.evidence.get("findings", [])),
-            "negative_controls": controls, "seconds": round(time.perf_counter() - t0, 3)})
+            "negative_controls": controls, "alpha_spent": spent,
+            "seconds": round(time.perf_counter() - t0, 3)})
 
 
 def configurations_tried(claim, params: dict, profile: str, out) -> dict:

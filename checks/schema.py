@@ -44,6 +44,7 @@ _CLAIM = {
             "rows": {"type": "array", "items": {"type": "object", "required": ["name", "values", "verdict"]}},
             "note": {"type": "string"}}},
         "negative_controls": {"type": "array", "items": _CONTROL},
+        "alpha_spent": {"type": "number"},
         "seconds": {"type": "number"},
     },
 }

@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is a repo folder, not installed
 from benchmarks import run as B  # noqa: E402
@@ -79,3 +80,24 @@ def test_stability_record_names_its_run(tmp_path):
     assert doc["versions"]["softmix"] and doc["seeds"] == 2
     assert [row["seed"] for row in doc["rows"]] == [5, 6]
     assert doc["runs_with_a_refuted_claim"] == 0 and doc["runs_with_a_surviving_control"] == 0
+    assert all(0 <= row["alpha_spent"] <= 1e-3 for row in doc["rows"])
+    assert doc["type_I_expected_at_most"] == sum(row["alpha_spent"] for row in doc["rows"])
+    assert doc["refuted_claims"] == 0 and doc["type_I_tail_probability"] == 1.0
+
+
+def test_stability_summary_bounds_the_type_I_refutations_by_the_alpha_budgets():
+    """17 claims at 1e-3 over 20 seeds: at most 0.34 type-I refutations expected; one observed has a
+    Poisson tail probability of 1 - e^-0.34; three would be far beyond the budgets."""
+    import math
+
+    from benchmarks.stability import _summary
+
+    rows = [{"seed": s, "refuted": [], "controls_survived": [], "alpha_spent": 0.017} for s in range(20)]
+    rows[3]["refuted"] = ["zfb-linear-flow"]
+    doc = _summary(rows)
+    assert doc["type_I_expected_at_most"] == pytest.approx(0.34)
+    assert doc["refuted_claims"] == 1 and doc["type_I_tail_probability"] == pytest.approx(1 - math.exp(-0.34))
+    rows[4]["refuted"] = ["a", "b"]
+    lam = 0.34
+    assert _summary(rows)["type_I_tail_probability"] == pytest.approx(
+        1 - math.exp(-lam) * (1 + lam + lam**2 / 2))

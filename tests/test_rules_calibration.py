@@ -340,3 +340,27 @@ def test_satterthwaite_degrees_of_freedom_of_the_slope():
     nus = np.array([5, 500, 500, 500.0])
     assert outer == pytest.approx(a.sum() ** 2 / np.sum(a**2 / nus), rel=1e-12)
     assert eq["se_dof"] == pytest.approx(50 * a.sum() ** 2 / np.sum(a**2), rel=1e-12)
+
+
+def test_alpha_accounting_counts_root_families_once():
+    """The runner sums the spent alpha of the root families a check opens; sub-families count through
+    their parents; families opened outside the accounting are not collected."""
+    from softmix.checks.rules import alpha_accounting
+
+    AlphaFamily(1e-3).split("outside", 0.5)
+    with alpha_accounting() as roots:
+        fam = AlphaFamily(1e-3)
+        sub = fam.sub("queries", 0.5)
+        sub.take("q0", 2)
+        fam.split("slope", 0.25)
+        other = AlphaFamily(2e-4)
+        other.rest("z")
+    assert roots == [fam, other]
+    assert sum(f.spent for f in roots) == pytest.approx(0.5e-3 + 0.25e-3 + 2e-4)
+
+
+def test_every_claims_result_reports_the_alpha_it_spent():
+    from softmix.checks.runner import run_claim
+
+    assert run_claim("zfb-linear-flow", seed=3)["alpha_spent"] == pytest.approx(ALPHA)
+    assert run_claim("prop-2.1", seed=3)["alpha_spent"] == 0.0
