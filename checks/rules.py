@@ -513,7 +513,9 @@ class SlopeRule(Rule):
             float(alpha), float(target), margin, remainder, mode, name)
         self.gof, self.scale = bool(gof) and scale == "known", scale
 
-    def describe(self) -> str:
+    def describe(self, se_dof: float | None = None) -> str:
+        """The rule's text; ``se_dof`` (the slope's effective degrees of freedom) when the standard errors
+        were estimated from the samples (Student interval, F goodness of fit)."""
         model = "log v = c + s log L + d/L" if self.remainder else "log v = c + s log L"
         what = (f"the interval contains s = {self.target:g}" if self.mode == "contains"
                 else f"the interval lies below {self.target:g} (straddling it is inconclusive, above refutes)")
@@ -522,12 +524,17 @@ class SlopeRule(Rule):
             return (f"{self.name}: weighted least squares {model} (delta-method weights), residual scale estimated, "
                     f"Student-t slope interval with n - p degrees of freedom at level {self.alpha:.3g}; pass iff "
                     f"{what}{m}")
+        if se_dof is None:
+            ses, interval, gof = ("known Monte Carlo standard errors (delta method, no inflation)",
+                                  "normal-quantile slope interval", "chi-square goodness of fit")
+        else:
+            ses, interval, gof = (f"Monte Carlo standard errors (delta method, no inflation; estimated with "
+                                  f"{se_dof:.4g} effective dof)", "Student-quantile slope interval", "F goodness of fit")
         if not self.gof:
-            return (f"{self.name}: weighted least squares {model} with known Monte Carlo standard errors (delta method, "
-                    f"no inflation), normal-quantile slope interval at level {self.alpha:.3g} (no goodness-of-fit "
-                    f"test: the claim is about the sign/size of the slope, not a power law); pass iff {what}{m}")
-        return (f"{self.name}: weighted least squares {model} with known Monte Carlo standard errors (delta method, "
-                f"no inflation), normal-quantile slope interval and chi-square goodness of fit, level "
+            return (f"{self.name}: weighted least squares {model} with {ses}, {interval} at level {self.alpha:.3g} "
+                    f"(no goodness-of-fit test: the claim is about the sign/size of the slope, not a power law); "
+                    f"pass iff {what}{m}")
+        return (f"{self.name}: weighted least squares {model} with {ses}, {interval} and {gof}, level "
                 f"{self.alpha:.3g} split between them; pass iff {what} and the model fits{m}")
 
     def decide(self, Ls, values, ses, n_samples=None, se_dof=None) -> dict:
@@ -585,12 +592,7 @@ class SlopeRule(Rule):
                     out["samples_to_settle"] = int(math.ceil(n_samples * ((hi - lo) / 2 / gap) ** 2))
                     out["samples_unit"] = "replicates per prompt length"
         if studentized:
-            out["rule"] = self.describe().replace("with known Monte Carlo", "with Monte Carlo").replace(
-                "no inflation), normal-quantile slope interval and chi-square goodness of fit",
-                f"no inflation; estimated with {fit['se_dof']:.4g} effective dof), Student-quantile slope interval "
-                f"and F goodness of fit").replace(
-                "no inflation), normal-quantile slope interval",
-                f"no inflation; estimated with {fit['se_dof']:.4g} effective dof), Student-quantile slope interval")
+            out["rule"] = self.describe(fit["se_dof"])
         return self._wrap(out)
 
 
