@@ -18,6 +18,18 @@ class UsageError(Exception):
     pass
 
 
+def _seed(text: str) -> int:
+    """argparse type of every ``--seed``: a non-negative integer (numpy's SeedSequence takes no
+    negative entropy), rejected before any work."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {v}")
+    return v
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one clear line, exit 2
         raise UsageError(message)
@@ -461,7 +473,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("claims", nargs="*", help="claim ids to run (default: every registered claim)")
     sp.add_argument("--profile", choices=["quick", "full"], default="quick",
                     help="parameter profile: quick (CI-sized) or full (paper-sized); default quick")
-    sp.add_argument("--seed", type=int, default=20261130,
+    sp.add_argument("--seed", type=_seed, default=20261130,
                     help="master seed; every random stream derives from it (same seed, same JSON)")
     sp.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                     help="local worker processes (default: min(2, cores))")
@@ -489,8 +501,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(fn=_cmd_schema)
     sp = sub.add_parser("mutation-score", help="mutate theory/ and numerics/ and count the mutants verify kills")
     sp.add_argument("--sample", type=int, help="number of generated mutants to sample (default 200)")
-    sp.add_argument("--seed", type=int, default=20261130, help="seed of the sample")
-    sp.add_argument("--verify-seed", type=int, default=20261130, help="seed of the claims' runs")
+    sp.add_argument("--seed", type=_seed, default=20261130, help="seed of the sample")
+    sp.add_argument("--verify-seed", type=_seed, default=20261130, help="seed of the claims' runs")
     sp.add_argument("--jobs", type=int, default=2, help="mutants run at once (one core each)")
     sp.add_argument("--no-tests", action="store_true", help="score verify alone (skip the tests stage)")
     sp.add_argument("--test-timeout", type=float, default=120.0,
@@ -519,7 +531,7 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "finite-prompt":
             sp.add_argument("--mc", metavar="L1,L2,...", help="Monte Carlo at these prompt lengths")
             sp.add_argument("--reps", type=int, default=2000, help="Monte Carlo replicates per prompt length (needs --mc)")
-            sp.add_argument("--seed", type=int, default=0, help="Monte Carlo seed")
+            sp.add_argument("--seed", type=_seed, default=0, help="Monte Carlo seed")
         sp.set_defaults(fn=fn)
     sp = sub.add_parser("risk", help="finite-prompt risk of several heads sharing one prompt (1/L coefficient)")
     for opt, hlp in (("--mixture", "token law: a mixture file {weights, means, covariances}"),
@@ -530,7 +542,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--dps", type=int, help="decimal digits (mpmath, 5-1000); default: float64")
     sp.add_argument("--mc", metavar="L1,L2,...", help="also simulate full-token prompts at these lengths")
     sp.add_argument("--reps", type=int, help="Monte Carlo replicates per prompt length (needs --mc; default 2000)")
-    sp.add_argument("--seed", type=int, help="Monte Carlo seed (non-negative; default 0)")
+    sp.add_argument("--seed", type=_seed, help="Monte Carlo seed (non-negative; default 0)")
     sp.add_argument("--json", metavar="PATH", help="also write the printed JSON to PATH")
     sp.set_defaults(fn=_cmd_risk)
     return p

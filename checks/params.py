@@ -12,8 +12,12 @@ Every claim parameter has a *type*, known before anything runs:
   (nested mixtures ``{"weights", "means", "covariances"}`` are checked as mixtures), and the
   default's *name* adds the ranges the paper's notation implies (a standard deviation or
   variance such as ``gamma``, ``xi``, ``sigma``, ``tau`` is non-negative; a covariance such as
-  ``Gamma``, ``Sigma``, ``G`` is a symmetric positive semidefinite matrix; inside one object
-  the vectors and square matrices share one dimension).
+  ``Gamma``, ``Sigma``, ``G`` is a symmetric positive semidefinite matrix; a class proportion
+  ``pi_plus``, ``pi1`` lies in (0, 1); an integer is never negative, and a count or size such as
+  ``samples``, ``reps``, ``nodes``, ``dps``, ``L``, ``d`` or the entries of ``Ls``, ``dims`` is at
+  least 1; inside one object the vectors and square matrices share one dimension, and an object
+  with the keys ``m1``, ``m_1``, ``Gamma``, ``pi_plus`` is an LDA problem, checked as numerics
+  will require it: ``Gamma`` positive definite and ``m1 != m_1``).
 
 :func:`validate_value` raises :class:`softmix.numerics.errors.InputError` with a one-line message
 naming the parameter (the CLI exits 2); it returns the value unchanged otherwise.
@@ -50,6 +54,17 @@ Covariance = typing.Annotated[list, _COV]  # symmetric positive semidefinite mat
 #: names that denote a standard deviation, a variance or a scale (non-negative), and a covariance
 _SCALE_NAMES = re.compile(r"^(gamma|xi|sigma|tau|std|sd|var|variance|noise|eps|rbf_tau)(\d*|_.*)$")
 _COV_NAMES = re.compile(r"^(Gamma|Sigma|G|S|cov|covariance|covariances)(\d*|_.*)$")
+#: names that denote a class proportion or probability, in the open interval (0, 1)
+_PROB_NAMES = re.compile(r"^(pi|pi_plus|pi_minus|pi\d+|prob|proportion)$")
+#: integer names that denote a count or a size (at least 1): samples, replicates, quadrature
+#: nodes, digits, prompt lengths, dimensions, steps
+_COUNT_NAMES = re.compile(r"^(samples|reps|replicates|prompts|trials|batch|steps|max_steps|iterations|"
+                          r"nodes|dps|prec|L|N|d|dim|components|grid|starts|points|n_.*|.*_nodes|nodes_.*|"
+                          r"queries|queries_.*|.*_samples|L_.*|.*_dps|max_nodes|n)$")
+#: integer list names whose entries are counts (prompt lengths, dimensions)
+_COUNT_LIST_NAMES = re.compile(r"^(Ls|Ls_.*|.*_Ls|Ns|dims|.*_dims|lengths|.*_lengths)$")
+#: the keys of an LDA problem object (two class means, a shared covariance, a class proportion)
+_LDA_KEYS = frozenset({"m1", "m_1", "Gamma", "pi_plus"})
 
 
 def _is_number_string(s) -> bool:
@@ -89,8 +104,13 @@ def infer_type(default, name: str = ""):
     if isinstance(default, int):
         if _SCALE_NAMES.match(name):  # a scale written as an integer default (gamma = 1) is real
             return ("number", "nonnegative")
-        return ("int", None)
+        if _PROB_NAMES.match(name):
+            return ("number", "probability")
+        # an integer parameter is a count, a size or a seed: never negative; a count is at least 1
+        return ("int", "positive" if _COUNT_NAMES.match(name) else "nonnegative")
     if isinstance(default, float) or _is_number_string(default) or isinstance(default, Fraction):
+        if _PROB_NAMES.match(name):
+            return ("number", "probability")
         return ("number", "nonnegative" if _SCALE_NAMES.match(name) else None)
     if isinstance(default, str):
         return ("str",)
@@ -104,7 +124,8 @@ def infer_type(default, name: str = ""):
             return ("matrix", "covariance" if _COV_NAMES.match(name) else None)
         if _is_vector(default) and default:
             ints = all(isinstance(x, int) and not isinstance(x, bool) for x in default)
-            return ("list", ("int", None) if ints and name.endswith(("dims", "_dims", "Ls", "lengths")) else ("number", None))
+            counts = ints and (_COUNT_LIST_NAMES.match(name) or name.endswith(("dims", "Ls", "lengths")))
+            return ("list", ("int", "positive") if counts else ("number", None))
         if default and all(isinstance(x, str) for x in default):
             return ("list", ("str",))
         if default:
@@ -132,6 +153,8 @@ def _check(t, v, where):
             raise InputError(f"{where}: expected an integer, got {v!r}")
         if t[1] == "nonnegative" and v < 0:
             raise InputError(f"{where}: must be non-negative, got {v!r}")
+        if t[1] == "positive" and v < 1:
+            raise InputError(f"{where}: must be a positive integer (a count or a size), got {v!r}")
         return
     if kind == "number":
         if isinstance(v, (list, dict, bool)) or v is None:
@@ -141,6 +164,8 @@ def _check(t, v, where):
             raise InputError(f"{where}: must be non-negative (a standard deviation, variance or scale), got {v!r}")
         if t[1] == "positive" and x <= 0:
             raise InputError(f"{where}: must be positive, got {v!r}")
+        if t[1] == "probability" and not 0 < x < 1:
+            raise InputError(f"{where}: must be a proportion in (0, 1), got {v!r}")
         return
     if kind == "list":
         if not isinstance(v, list):
@@ -175,6 +200,10 @@ def _check(t, v, where):
         for k, x in v.items():
             _check(t[1][k], x, f"{where}.{k}")
         _check_common_dimension(t[1], v, where)
+        if _LDA_KEYS <= set(v):  # an LDA problem: what numerics will require of it (Gamma definite, m1 != m_1)
+            from softmix.numerics.lda import LDAProblem
+
+            LDAProblem.from_params(v, where)
         return
     raise AssertionError(kind)  # pragma: no cover
 

@@ -94,10 +94,22 @@ def _run_one(claim, params, ctx) -> tuple[Outcome, float]:
     return out, time.perf_counter() - t0
 
 
+def _check_seed(seed) -> None:
+    """A master seed is a non-negative integer (numpy's SeedSequence takes no negative entropy):
+    anything else is an input error raised before any work, not an ``error`` verdict."""
+    import numbers
+
+    from softmix.numerics.errors import InputError
+
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
+
+
 def run_claim(claim_id: str, profile: str = "quick", seed: int = 0, overrides: dict | None = None,
               plugins=()) -> dict:
     """Run one claim and its negative controls; ``plugins`` (module names or .py files) are
     loaded first, so that a fresh worker process knows the claims a user's file registers."""
+    _check_seed(seed)
     claims = load_all(plugins)
     claim = claims[claim_id]
     params = claim.params(profile, overrides)
@@ -164,6 +176,7 @@ def run_claims(ids, profile="quick", seed=0, workers=1, config=None, progress=No
     instead (see :mod:`checks.distributed`); results are the same as a local run."""
     from .registry import PLUGINS
 
+    _check_seed(seed)
     config = config or {}
     plugins = tuple(PLUGINS if plugins is None else plugins)
     if scheduler:
