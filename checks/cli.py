@@ -548,11 +548,32 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check_output_paths(args) -> None:
+    """``--json`` and ``--report`` name files written at the end of a run: a folder that does not
+    exist, a path that is a folder, or a folder not writable is an input error before any work
+    (not a traceback after an hour of claims)."""
+    from softmix.numerics.errors import InputError
+
+    for opt in ("json", "report"):
+        path = getattr(args, opt, None)
+        if not path:
+            continue
+        p = Path(path)
+        parent = p.parent if str(p.parent) else Path(".")
+        if p.is_dir():
+            raise InputError(f"--{opt} {path}: is a folder, not a file")
+        if not parent.is_dir():
+            raise InputError(f"--{opt} {path}: folder {parent} does not exist")
+        if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+            raise InputError(f"--{opt} {path}: not writable")
+
+
 def main(argv=None) -> int:
     from softmix.numerics.errors import InputError
 
     try:
         args = build_parser().parse_args(argv)
+        _check_output_paths(args)
         return args.fn(args)
     except UsageError as e:
         print(f"softmix: error: {e}", file=sys.stderr)

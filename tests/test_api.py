@@ -322,3 +322,11 @@ def test_every_claims_own_parameters_pass_its_validation():
     for c in load_all().values():
         for profile in ("quick", "full"):
             validate_params(c, c.params(profile), f"{c.id}:{profile}")
+
+
+def test_output_paths_are_checked_before_any_work(tmp_path):
+    """--json into a missing folder once ran every claim and then died with a traceback."""
+    missing = tmp_path / "no" / "such" / "o.json"
+    one_line_exit_2(softmix_proc("verify", "eq-11", "--json", str(missing)), "does not exist")
+    one_line_exit_2(softmix_proc("coverage", "--json", str(missing)), "does not exist")
+    one_line_exit_2(softmix_proc("verify", "eq-11", "--json", str(tmp_path)), "is a folder")
