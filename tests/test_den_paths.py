@@ -127,6 +127,21 @@ def test_refined_tensor_estimate_survives_an_accidental_agreement():
     assert D._agree_with_tensor_gh(val * (1 + 1e-5), ref, e)["passed"] is False  # still fails a 1e-5 error
 
 
+def test_refined_tensor_reference_reaches_a_decision_in_d3():
+    """Prop. C.6's configuration drawn-3 of the full profile (default seed), d = 3: with the old cap
+    of 4e5 nodes the refinement stopped at 48 nodes a direction with an estimate of 7.6e-6 of the value
+    (inconclusive) although the rule was already within 6e-11.  The refined rule now decides, its
+    estimate still bounds the error, and a 1e-5 relative error still fails."""
+    t = D._task({"m1": ["0.8", "-1.6", "-1.6"], "m2": ["0.8", "1.6", "-1.6"], "gamma": "0.9", "xi": "1", "pi1": "0.16"})
+    val = float(ND.linear_excess_risk_mp(t, 30, method="quad")[0])
+    A = ND.best_linear_map_mp(t, 30)
+    D._TENSOR_MEMO.clear()
+    ref, e = D._linear_risk_tensor_gh(t, A, 32, refine=True)
+    assert abs(ref - val) <= e and e <= 1e-6 * val
+    assert D._agree_with_tensor_gh(val, ref, e)["passed"] is True
+    assert D._agree_with_tensor_gh(val * (1 + 1e-5), ref, e)["passed"] is False
+
+
 def test_a_wrong_linear_risk_refutes_prop_c6(monkeypatch):
     real = D.linear_map_excess_risk_mp
 

@@ -839,13 +839,17 @@ def _linear_risk_tensor_gh(t: DenoisingTask, A, n: int, refine: bool = False):
     No reduction to 1-D, no closed form for the orthogonal directions: an independent path to
     numerics.denoising.linear_map_excess_risk_mp.  Returns (value at 3n/2 nodes, |value(3n/2) - value(n)|);
     ``refine``: the estimate is the larger of the last *two* successive differences, |v(3n/2) - v(n)| and
-    |v(n) - v(2n/3)|, and n is multiplied by 3/2 (at most three times, to at most 4e5 nodes per component)
-    while it exceeds 1e-7 of the value (a steep gate, small xi, converges slowly).  Gauss-Hermite converges
+    |v(n) - v(2n/3)|, and n is multiplied by 3/2 (at most three times, to at most 1.5e6 nodes per component)
+    while it exceeds 1e-7 of the value (a steep gate, small xi, converges slowly).  The cap was 4e5: in d = 3
+    it stopped at 48 nodes a direction, where the full profile's configuration drawn-3 of prop-c.6 (m = (0.8,
+    -+1.6, -1.6), gamma = 0.9, xi = 1, pi_1 = 0.16) had an estimate of 7.6e-6 of the value (inconclusive)
+    although the rule at 72 is already within 6e-11; at 72 nodes (108^3 = 1.26e6 points, about a second)
+    the estimate is 3.9e-7 and decides.  Gauss-Hermite converges
     non-monotonically on such a gate, so one difference can vanish by accident: thm-4.1's configuration drawn
     at seed 9300 (m = (2.1, -+2.8), gamma = 0.8, xi = 0.7, pi_1 = 0.4) has v(90) and v(135) equal to 6e-9
     while both are 1.4e-7 from the 30-digit value (the one-difference estimate refuted the true claim)."""
     if refine:
-        cap = 400000
+        cap = 1500000
 
         def est(m):
             v, e = _linear_risk_tensor_gh(t, A, m)
