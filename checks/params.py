@@ -13,7 +13,7 @@ Every claim parameter has a *type*, known before anything runs:
   default's *name* adds the ranges the paper's notation implies (a standard deviation or
   variance such as ``gamma``, ``xi``, ``sigma``, ``tau`` is non-negative; a covariance such as
   ``Gamma``, ``Sigma``, ``G`` is a symmetric positive semidefinite matrix; a class proportion
-  ``pi_plus``, ``pi1`` lies in (0, 1); an integer is never negative, and a count or size such as
+  ``pi_plus``, ``pi1`` lies in (0, 1); a seed is never negative, and a count or size such as
   ``samples``, ``reps``, ``nodes``, ``dps``, ``L``, ``d`` or the entries of ``Ls``, ``dims`` is at
   least 1; inside one object the vectors and square matrices share one dimension, and an object
   with the keys ``m1``, ``m_1``, ``Gamma``, ``pi_plus`` is an LDA problem, checked as numerics
@@ -61,6 +61,9 @@ _PROB_NAMES = re.compile(r"^(pi|pi_plus|pi_minus|pi\d+|prob|proportion)$")
 _COUNT_NAMES = re.compile(r"^(samples|reps|replicates|prompts|trials|batch|steps|max_steps|iterations|"
                           r"nodes|dps|prec|L|N|d|dim|components|grid|starts|points|n_.*|.*_nodes|nodes_.*|"
                           r"queries|queries_.*|.*_samples|L_.*|.*_dps|max_nodes|n)$")
+#: integer names that denote a seed or a number of optional extras (zero allowed, never negative)
+_NONNEG_INT_NAMES = re.compile(r"^(seed|.*_seed|seed_.*|perturbations|random_.*|near_.*|truncation|guard|"
+                               r"max_depth|.*_boxes|extra_.*)$")
 #: integer list names whose entries are counts (prompt lengths, dimensions)
 _COUNT_LIST_NAMES = re.compile(r"^(Ls|Ls_.*|.*_Ls|Ns|dims|.*_dims|lengths|.*_lengths)$")
 #: the keys of an LDA problem object (two class means, a shared covariance, a class proportion)
@@ -106,8 +109,11 @@ def infer_type(default, name: str = ""):
             return ("number", "nonnegative")
         if _PROB_NAMES.match(name):
             return ("number", "probability")
-        # an integer parameter is a count, a size or a seed: never negative; a count is at least 1
-        return ("int", "positive" if _COUNT_NAMES.match(name) else "nonnegative")
+        # a count or a size is at least 1, a seed or a number of optional extras at least 0; any other
+        # integer (a user's offset, shift or exponent) keeps its sign free
+        if _COUNT_NAMES.match(name):
+            return ("int", "positive")
+        return ("int", "nonnegative" if _NONNEG_INT_NAMES.match(name) else None)
     if isinstance(default, float) or _is_number_string(default) or isinstance(default, Fraction):
         if _PROB_NAMES.match(name):
             return ("number", "probability")

@@ -164,7 +164,8 @@ def test_decorator_errors_at_import_and_unknown_control_names():
 def test_inferred_types_and_validation_of_old_style_claims():
     claims = load_all()
     b4, c1 = claims["lemma-b.4"], claims["prop-c.1"]
-    assert infer_type("0.6")[0] == "number" and infer_type(3) == ("int", "nonnegative")
+    assert infer_type("0.6")[0] == "number" and infer_type(3) == ("int", None)
+    assert infer_type(0, "direction_seed") == ("int", "nonnegative")
     assert infer_type(3, "samples") == ("int", "positive") and infer_type([64, 256], "Ls") == ("list", ("int", "positive"))
     assert infer_type("0.35", "pi_plus") == ("number", "probability") == infer_type("0.3", "pi1")
     assert infer_type(1, "gamma") == ("number", "nonnegative")
