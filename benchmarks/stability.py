@@ -90,6 +90,8 @@ def main(argv=None):
     p.add_argument("--json", help="summary file, rewritten after every seed")
     p.add_argument("--keep", metavar="DIR", help="save the full verify JSON of every seed with a failure here")
     a = p.parse_args(argv)
+    if a.seeds < 1 or a.first_seed < 0 or a.workers < 1:  # before any seed runs (exit 2, one line)
+        p.error("--seeds and --workers must be at least 1, --first-seed non-negative")
     command = ["python", "-m", "benchmarks.stability", *(sys.argv[1:] if argv is None else argv)]
     rows = run(range(a.first_seed, a.first_seed + a.seeds), a.claims, a.workers, a.json, a.keep, command)
     summary = _summary(rows)

@@ -101,3 +101,12 @@ def test_stability_summary_bounds_the_type_I_refutations_by_the_alpha_budgets():
     lam = 0.34
     assert _summary(rows)["type_I_tail_probability"] == pytest.approx(
         1 - math.exp(-lam) * (1 + lam + lam**2 / 2))
+
+
+def test_stability_rejects_a_negative_first_seed_before_running_any_seed():
+    from benchmarks import stability
+
+    for argv in (["--first-seed", "-2"], ["--seeds", "0"], ["--workers", "0"]):
+        with pytest.raises(SystemExit) as e:
+            stability.main(argv)
+        assert e.value.code == 2
