@@ -242,7 +242,24 @@ def test_lemma_b13_eigenvalue_in_the_undecided_band_is_inconclusive_seed_9249():
     load_all()
     lda = {"m1": ["0.69", "0.05"], "m_1": ["-0.86", "0.18"], "Gamma": [["0.82", "0.34"], ["0.34", "0.58"]],
            "pi_plus": "0.58"}
-    params = {**REGISTRY["lemma-b.13"].params("quick"), "lda": lda}
+    params = {**REGISTRY["lemma-b.13"].params("quick"), "lda": lda, "max_nodes": 48}  # no refinement
     out = L._chk_b13.__wrapped__(params, Context("lemma-b.13", "quick", 9249))
     assert out.verdict == "inconclusive" and "not resolved" in out.evidence["reason"], out.evidence
     assert [c["hessian_nullity"] == c["expected_nullity"] for c in out.evidence["cases"]] == [True, True]
+    # with the default refinement the same rule resolves the band at more nodes and decides
+    out = L._chk_b13.__wrapped__({**params, "max_nodes": 162}, Context("lemma-b.13", "quick", 9249))
+    assert out.verdict == "confirmed" and all(c["resolved"] for c in out.evidence["cases"]), out.evidence
+
+
+def test_lemma_b13_refines_its_quadrature_where_an_eigenvalue_is_unresolved_seed_9350():
+    """Record 9341-9360: at seed 9350 the drawn configuration had a normal eigenvalue 8.9e-6 against a
+    zero tolerance of 1.3e-6 at 48 nodes (neither zero nor 10x clear: inconclusive).  The same rule at
+    72 nodes resolves it (tolerance 1.1e-8) and confirms; without refinement it stays undecided; the
+    swapped-nullity control is still refuted."""
+    from softmix.checks.runner import run_claim
+
+    r = run_claim("lemma-b.13", "quick", 9350)
+    assert r["verdict"] == "confirmed" and all(c["refuted"] for c in r["negative_controls"])
+    drawn = r["evidence"]["configurations"][1]["evidence"]["cases"]
+    assert any(c["nodes"] > 48 and c["resolved"] for c in drawn)
+    assert run_claim("lemma-b.13", "quick", 9350, {"max_nodes": 48})["verdict"] == "inconclusive"
