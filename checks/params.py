@@ -16,8 +16,8 @@ Every claim parameter has a *type*, known before anything runs:
   ``pi_plus``, ``pi1`` lies in (0, 1); a seed is never negative, and a count or size such as
   ``samples``, ``reps``, ``nodes``, ``dps``, ``L``, ``d`` or the entries of ``Ls``, ``dims`` is at
   least 1; inside one object the vectors and square matrices share one dimension, and an object
-  with the keys ``m1``, ``m_1``, ``Gamma``, ``pi_plus`` is an LDA problem, checked as numerics
-  will require it: ``Gamma`` positive definite and ``m1 != m_1``).
+  of a shape a claim module registered (:func:`register_shape`; the paper's LDA problem with keys
+  ``m1``, ``m_1``, ``Gamma``, ``pi_plus``) is checked as numerics will require it).
 
 :func:`validate_value` raises :class:`softmix.numerics.errors.InputError` with a one-line message
 naming the parameter (the CLI exits 2); it returns the value unchanged otherwise.
@@ -32,7 +32,7 @@ from fractions import Fraction
 
 from softmix.numerics.errors import InputError
 
-__all__ = ["NonNegative", "Positive", "Covariance", "Number", "infer_type", "validate_value",
+__all__ = ["NonNegative", "Positive", "Covariance", "Number", "infer_type", "register_shape", "validate_value",
            "validate_params", "coerce_dataclass"]
 
 
@@ -66,8 +66,16 @@ _NONNEG_INT_NAMES = re.compile(r"^(seed|.*_seed|seed_.*|perturbations|random_.*|
                                r"max_depth|.*_boxes|extra_.*)$")
 #: integer list names whose entries are counts (prompt lengths, dimensions)
 _COUNT_LIST_NAMES = re.compile(r"^(Ls|Ls_.*|.*_Ls|Ns|dims|.*_dims|lengths|.*_lengths)$")
-#: the keys of an LDA problem object (two class means, a shared covariance, a class proportion)
-_LDA_KEYS = frozenset({"m1", "m_1", "Gamma", "pi_plus"})
+#: object shapes registered by the claim modules that use them: an object holding all of ``keys`` is
+#: also checked by ``validator(value, where)`` (which raises InputError), e.g. the LDA problem of the
+#: paper's Section 3, registered by ``checks/paper/lda.py``; the engine itself knows no shape
+_SHAPES: dict[frozenset, object] = {}
+
+
+def register_shape(keys, validator) -> None:
+    """Validate every ``--config`` object that holds all of ``keys`` with ``validator(value, where)``
+    before anything runs (a plugin may register its own problem objects the same way)."""
+    _SHAPES[frozenset(keys)] = validator
 
 
 def _is_number_string(s) -> bool:
@@ -206,10 +214,9 @@ def _check(t, v, where):
         for k, x in v.items():
             _check(t[1][k], x, f"{where}.{k}")
         _check_common_dimension(t[1], v, where)
-        if _LDA_KEYS <= set(v):  # an LDA problem: what numerics will require of it (Gamma definite, m1 != m_1)
-            from softmix.numerics.lda import LDAProblem
-
-            LDAProblem.from_params(v, where)
+        for keys, validator in _SHAPES.items():  # registered shapes (an LDA problem: Gamma definite, m1 != m_1)
+            if keys <= set(v):
+                validator(v, where)
         return
     raise AssertionError(kind)  # pragma: no cover
 

@@ -25,6 +25,7 @@ from softmix.theory import lda as T
 from .. import configs as C
 from ..configs import generic
 from ..api import decide
+from ..params import register_shape
 from ..registry import Claim, Control, Outcome, register
 from ..rules import residual_test
 
@@ -197,6 +198,11 @@ _INDEPENDENCE = {
         "d+1; shared: nothing; the projected Gauss-Hermite rule against the full tensor rule, shared: the "
         "integrand code",
 }
+
+
+# an LDA problem given in --config is checked as numerics will take it (Gamma positive definite, pi_plus in
+# (0, 1), m1 != m_1) before anything runs, wherever it appears (lda, problem, extra_configs entries)
+register_shape(("m1", "m_1", "Gamma", "pi_plus"), lambda v, where: N.LDAProblem.from_params(v, where))
 
 
 def reg(id, title, source, statement, check, controls, kind="numeric", defaults=None, profiles=None,
