@@ -1,7 +1,46 @@
-"""Small parsers shared by the CLI subcommands (one-line InputError on bad input)."""
+"""What the ``softmix`` subcommands share: the usage error, the argument types, JSON output."""
 from __future__ import annotations
 
-__all__ = ["parse_lengths"]
+import argparse
+import json
+
+__all__ = ["UsageError", "parse_lengths", "parse_query", "seed_arg", "write_json"]
+
+
+class UsageError(Exception):
+    pass
+
+
+def seed_arg(text: str) -> int:
+    """argparse type of every ``--seed``: a non-negative integer (numpy's SeedSequence takes no
+    negative entropy), rejected before any work."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {v}")
+    return v
+
+
+def parse_query(text: str, dim: int | None = None):
+    from softmix.numerics.errors import InputError
+    from softmix.numerics.mixture import parse_number
+
+    parts = [p for p in text.replace(" ", "").split(",") if p != ""]
+    if not parts:
+        raise InputError("--query: empty query")
+    vals = [parse_number(p, f"--query entry {i}") for i, p in enumerate(parts)]
+    if dim is not None and len(vals) != dim:
+        raise InputError(f"--query has {len(vals)} entries but the mixture has dimension {dim}")
+    return vals
+
+
+def write_json(doc, path):
+    if path:
+        with open(path, "w") as fh:
+            json.dump(doc, fh, indent=1)
+    print(json.dumps(doc, indent=1))
 
 
 def parse_lengths(text: str) -> list[int]:

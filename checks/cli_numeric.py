@@ -1,0 +1,88 @@
+"""``softmix attention``, ``finite-prompt`` and ``risk``: numbers for a user's mixture and heads."""
+from __future__ import annotations
+
+from .cli_common import parse_lengths, parse_query, write_json
+
+__all__ = ["cmd_attention", "cmd_finite_prompt", "cmd_risk"]
+
+
+def _load_inputs(args):
+    from softmix.numerics.mixture import GaussianMixture, read_matrix
+    from softmix.numerics.errors import InputError
+
+    mix = GaussianMixture.load(args.mixture)
+    U = read_matrix(args.U)
+    V = read_matrix(args.V)
+    D = mix.dim
+    if len(U) != D or len(U[0]) != D:
+        raise InputError(f"{args.U}: U must be {D}x{D}, got {len(U)}x{len(U[0])}")
+    if len(V[0]) != D:
+        raise InputError(f"{args.V}: V must have {D} columns, got {len(V[0])}")
+    z = parse_query(args.query, D)
+    if args.dps is not None and not (5 <= args.dps <= 10000):
+        raise InputError("--dps must be between 5 and 10000")
+    return mix, U, V, z
+
+
+def cmd_attention(args):
+    import numpy as np
+    from softmix.numerics import attention as A
+    from softmix.numerics.precision import fmt_mp
+
+    mix, U, V, z = _load_inputs(args)
+    if args.dps:
+        work = args.dps + 15
+        T = A.softmax_attention_mp(mix, U, V, z, dps=work)
+        Tl = A.linear_attention_mp(mix, U, V, z, dps=work)
+        g = A.gates_mp(mix, U, z, dps=work)
+        doc = {"softmax": [fmt_mp(x, args.dps) for x in T], "linear": [fmt_mp(x, args.dps) for x in Tl],
+               "gates": [fmt_mp(x, args.dps) for x in g], "dps": args.dps}
+    else:
+        Uf = np.array([[float(x) for x in r] for r in U])
+        Vf = np.array([[float(x) for x in r] for r in V])
+        zf = np.array([[float(x) for x in z]])
+        doc = {"softmax": A.softmax_attention(mix, Uf, Vf, zf)[0].tolist(),
+               "linear": A.linear_attention(mix, Uf, Vf, zf)[0].tolist(),
+               "gates": A.gates(mix, Uf, zf)[0].tolist()}
+    write_json(doc, args.json)
+    return 0
+
+
+def cmd_finite_prompt(args):
+    import numpy as np
+    from softmix.numerics import finite_prompt as F
+    from softmix.numerics.errors import InputError
+    from softmix.numerics.precision import fmt_mp
+    from softmix.checks.montecarlo import finite_prompt_study
+
+    mix, U, V, z = _load_inputs(args)
+    if args.dps:
+        c = F.finite_prompt_constants_mp(mix, U, V, z, dps=args.dps + 15)
+        f = lambda x: fmt_mp(x, args.dps)
+        cov = c["covariance"]
+        doc = {"bias_coefficient": [f(x) for x in c["bias"]],
+               "covariance_coefficient": [[f(cov[i, j]) for j in range(cov.cols)] for i in range(cov.rows)],
+               "effective_sample_fraction": f(c["effective_sample_fraction"]), "rho": f(c["rho"]),
+               "mse_coefficient": f(c["mse"]), "limit": [f(x) for x in c["limit"]], "dps": args.dps}
+    else:
+        c = F.finite_prompt_constants(mix, np.array(U, float), np.array(V, float), np.array(z, float))
+        doc = {"bias_coefficient": c["bias"].tolist(), "covariance_coefficient": c["covariance"].tolist(),
+               "effective_sample_fraction": float(c["effective_sample_fraction"]), "rho": float(c["rho"]),
+               "mse_coefficient": float(c["mse"]), "limit": c["limit"].tolist()}
+    if args.mc:
+        Ls = parse_lengths(args.mc)
+        if args.reps < 2:
+            raise InputError("--reps must be at least 2")
+        doc["monte_carlo"] = finite_prompt_study(mix, np.array(U, float), np.array(V, float),
+                                                 np.array(z, float), Ls, args.reps, args.seed)
+    elif args.reps is not None and args.reps != 2000:
+        raise InputError("--reps needs --mc")
+    write_json(doc, args.json)
+    return 0
+
+
+def cmd_risk(args):
+    from softmix.checks.risk_cli import run_risk
+
+    write_json(run_risk(args), args.json)
+    return 0
