@@ -63,7 +63,8 @@ def bench_constants(D: int = 6, n: int = 200_000, n_loop: int = 200, min_time: f
 
 def bench_variance_reduction(L: int = 400, R: int = 20000, seed: int = 3) -> list:
     from softmix.numerics.mixture import GaussianMixture
-    from softmix.numerics.risk import parse_heads, parse_target, simulate_excess
+    from softmix.numerics.risk import parse_heads, parse_target
+    from softmix.numerics.risk_simulation import simulate_excess
 
     # the configuration of the claims fp-risk-expansion / fp-multihead-covariance (D = 3)
     from softmix.checks.paper.finite_prompt_risk import HEADS, MIX, TARGET

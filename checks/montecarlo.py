@@ -2,10 +2,10 @@
 
 For each prompt length L, R seeded replicates of T[mu_hat_L](z) give:
 * L * mean error with its standard error; the limit of ``L * mean error = a + b/L`` over the prompt
-  lengths is z-tested against the bias constant (``rules.InverseLRule``);
+  lengths is z-tested against the bias constant (``fits.InverseLRule``);
 * L * mean squared error with its standard error; its limit is z-tested against rho tr(V C V^T);
 * the root-mean-square error, whose log-log slope (with the O(1/L) remainder when >= 3 lengths)
-  is fitted with an interval and tested against -1/2 (``rules.SlopeRule``).
+  is fitted with an interval and tested against -1/2 (``fits.SlopeRule``).
 
 The three tests share ONE family-wise alpha (``rules.AlphaFamily``): a third each, recorded in the
 study's ``alpha`` ledger; ``verdict`` combines them (``rules.combine``).
@@ -16,7 +16,8 @@ import numpy as np
 
 from softmix.numerics.finite_prompt import finite_prompt_constants, simulate_outputs
 
-from .rules import AlphaFamily, InverseLRule, SlopeRule, ZTest, combine, mean_se_dof
+from .rules import AlphaFamily, ZTest, combine
+from .fits import InverseLRule, SlopeRule, mean_se_dof
 
 __all__ = ["finite_prompt_study", "mc_errors"]
 

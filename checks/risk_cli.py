@@ -67,6 +67,7 @@ def load_risk_inputs(args):
 
 def run_risk(args) -> dict:
     from softmix.numerics import risk as RK
+    from softmix.numerics import risk_simulation as RS
 
     mix, heads, queries, target, Ls = load_risk_inputs(args)
     seed = 0 if args.seed is None else int(args.seed)
@@ -97,7 +98,7 @@ def run_risk(args) -> dict:
         rows = []
         children = mc_ss.spawn(len(Ls))
         for L, ch in zip(Ls, children):
-            out = RK.simulate_excess_averaged(mix, heads, target, queries, int(L), int(args.reps), np.random.default_rng(ch))
+            out = RS.simulate_excess_averaged(mix, heads, target, queries, int(L), int(args.reps), np.random.default_rng(ch))
             X, Xc = out["X"], out["X_cv"]
             n = len(X)
             row = {"L": int(L), "replicates": n,

@@ -46,7 +46,7 @@ _LAMBDA_15 = [(100, 0.17827954062625437, 0.0032550983059995192), (400, 0.0774094
 def _above_decision(rows, lam, naive=False, alpha=1e-3 / 15):
     Ls = [r[0] for r in rows]
     band = [-1.0, -1.0] if naive else BY._log_band(lam, Ls, 1.0)
-    from softmix.checks.rules import decay_rate_decision
+    from softmix.checks.fits import decay_rate_decision
     return decay_rate_decision(alpha, Ls, [r[1] for r in rows], [r[2] for r in rows], naive, band, 4000, "t",
                                margin=BY.RATE_SLOPE_MARGIN), band
 

@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from softmix.checks.mutation import FAULTS, NULL_FAULT, run_fault
+from softmix.checks.mutation import run_fault
+from softmix.checks.mutation_faults import FAULTS, NULL_FAULT
 
 #: the checkout these tests live in; mutation testing patches *its* files. Not the imported
 #: package's location: CI installs softmix non-editable, so that is site-packages (no tests/).

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from softmix.numerics import risk as RK
+from softmix.numerics import risk_simulation as RS
 from softmix.numerics.finite_prompt import finite_prompt_constants
 from softmix.numerics.mixture import GaussianMixture
 from softmix.theory import finite_prompt_risk as TR
@@ -84,7 +85,7 @@ def test_gaussian_tokens_cross_covariance_by_hand():
     mix = GaussianMixture.from_json_obj(GAUSS)
     heads = RK.parse_heads(HEADS, 3)
     z = np.array([0.7, -0.2, 0.9])
-    cb = RK.covariance_blocks(mix, heads, z)["blocks"]
+    cb = RS.covariance_blocks(mix, heads, z)["blocks"]
     _w, _m, G = mix.arrays()
     G = G[0]
     (U0, V0, _), (U1, V1, _) = heads[0].arrays(), heads[1].arrays()
@@ -170,12 +171,12 @@ def test_projected_engine_law_matches_full_tokens():
     (two-sample z-test on the means of both heads' outputs)."""
     mix, heads, t = _setup()
     z = np.array([0.8, -0.4, 0.6])
-    eng = RK.MultiHeadEngine(mix, heads, z)
+    eng = RS.MultiHeadEngine(mix, heads, z)
     T, _ = eng.run(50, 20000, np.random.default_rng(1))
     qmix = GaussianMixture.from_json_obj({"weights": ["1"], "means": [["0.8", "-0.4", "0.6"]],
                                           "covariances": [[["0"] * 3] * 3]})
-    out = RK.simulate_excess_averaged(mix, heads, t, qmix, 50, 20000, np.random.default_rng(2))
-    e1 = RK.simulate_excess(mix, heads, t, z, 50, 20000, np.random.default_rng(1))["X"]
+    out = RS.simulate_excess_averaged(mix, heads, t, qmix, 50, 20000, np.random.default_rng(2))
+    e1 = RS.simulate_excess(mix, heads, t, z, 50, 20000, np.random.default_rng(1))["X"]
     e2 = out["X"]
     zst = (e1.mean() - e2.mean()) / math.hypot(e1.std() / math.sqrt(len(e1)), e2.std() / math.sqrt(len(e2)))
     assert abs(zst) < 4.5
@@ -185,7 +186,7 @@ def test_projected_engine_law_matches_full_tokens():
 def test_control_variate_unbiased_and_reduces_variance():
     mix, heads, t = _setup()
     z = np.array([0.8, -0.4, 0.6])
-    out = RK.simulate_excess(mix, heads, t, z, 200, 20000, np.random.default_rng(5))
+    out = RS.simulate_excess(mix, heads, t, z, 200, 20000, np.random.default_rng(5))
     X, Xc = out["X"], out["X_cv"]
     assert X.var() / Xc.var() > 3
     d = X - Xc
@@ -203,31 +204,31 @@ def test_importance_sampled_queries_are_unbiased_and_tame_the_tail():
     t = RK.parse_target(TARGET, 3, 2)
     q = GaussianMixture.from_json_obj(QUERIES)
     lam = RK.threshold_info(gmix, heads, q)["lambda"]
-    s = RK.proposal_scale_for(lam)
+    s = RS.proposal_scale_for(lam)
     assert s == pytest.approx(math.sqrt(2 / (1 - 2 * lam))) and s > 1
     K = float(RK.averaged_risk(gmix, heads, q, t)["K"])
-    plain = RK.simulate_excess_averaged(gmix, heads, t, q, 200, 20000, np.random.default_rng(3))
+    plain = RS.simulate_excess_averaged(gmix, heads, t, q, 200, 20000, np.random.default_rng(3))
     assert np.all(plain["weights"] == 1.0)
-    same = RK.simulate_excess_averaged(gmix, heads, t, q, 200, 20000, np.random.default_rng(3), proposal_scale=1.0)
+    same = RS.simulate_excess_averaged(gmix, heads, t, q, 200, 20000, np.random.default_rng(3), proposal_scale=1.0)
     assert np.array_equal(plain["X"], same["X"])
-    wide = RK.simulate_excess_averaged(gmix, heads, t, q, 200, 20000, np.random.default_rng(4), proposal_scale=s)
+    wide = RS.simulate_excess_averaged(gmix, heads, t, q, 200, 20000, np.random.default_rng(4), proposal_scale=s)
     w = wide["weights"]
     assert abs(w.mean() - 1) < 4.5 * w.std() / math.sqrt(len(w))
     assert not np.all(w == 1.0)
     for est in (plain["X_cv"], wide["X_cv"]):
         assert abs(est.mean() - K) < 4.5 * est.std() / math.sqrt(len(est)) + 0.05 * abs(K)  # O(1/L) remainder
     with pytest.raises(ValueError):
-        RK.simulate_excess_averaged(gmix, heads, t, q, 10, 10, np.random.default_rng(0), proposal_scale=0.5)
+        RS.simulate_excess_averaged(gmix, heads, t, q, 10, 10, np.random.default_rng(0), proposal_scale=0.5)
     with pytest.raises(ValueError):
-        RK.proposal_scale_for(0.5)
+        RS.proposal_scale_for(0.5)
 
 
 def test_same_seed_same_draws():
     mix, heads, t = _setup()
     z = np.array([0.8, -0.4, 0.6])
-    a = RK.simulate_excess(mix, heads, t, z, 30, 50, np.random.default_rng(9))["X"]
-    b = RK.simulate_excess(mix, heads, t, z, 30, 50, np.random.default_rng(9))["X"]
-    c = RK.simulate_excess(mix, heads, t, z, 30, 50, np.random.default_rng(10))["X"]
+    a = RS.simulate_excess(mix, heads, t, z, 30, 50, np.random.default_rng(9))["X"]
+    b = RS.simulate_excess(mix, heads, t, z, 30, 50, np.random.default_rng(9))["X"]
+    c = RS.simulate_excess(mix, heads, t, z, 30, 50, np.random.default_rng(10))["X"]
     assert np.array_equal(a, b) and not np.array_equal(a, c)
 
 
@@ -411,7 +412,7 @@ def test_risk_claim_decided_and_controls_refuted(cid):
 
 
 def test_risk_rules_no_private_extrapolation():
-    """The risk claims use rules.InverseLRule (known SEs, chi-square misfit test), not an SE inflated
+    """The risk claims use fits.InverseLRule (known SEs, chi-square misfit test), not an SE inflated
     by the reduced chi-square."""
     import softmix.checks.paper.finite_prompt_risk as FR
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from softmix.checks.rules import (ALPHA, AlphaFamily, AlphaOverspent, InverseLRule, SlopeRule, Threshold, ZTest,
-                                  combine, fit_inverse_L, fit_loglog_slope, mean_se_dof, zscore_test)
+from softmix.checks.fits import InverseLRule, SlopeRule, fit_inverse_L, fit_loglog_slope, mean_se_dof
+from softmix.checks.rules import ALPHA, AlphaFamily, AlphaOverspent, Threshold, ZTest, combine, zscore_test
 
 A = 0.05
 N_SIM = 1500

@@ -30,8 +30,8 @@ from .. import configs as C
 from ..api import decide_one
 from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
-from ..rules import (AlphaFamily, InverseLRule, SlopeRule, ZTest, combine, decay_rate_decision, fit_loglog_slope,
-                     mean_se_dof, residual_test, z_critical)
+from ..fits import InverseLRule, SlopeRule, decay_rate_decision, fit_loglog_slope, mean_se_dof
+from ..rules import AlphaFamily, ZTest, combine, residual_test, z_critical
 
 SECTION = "beyond"
 #: fp-query-averaged-rate above the threshold: half-width margin of the slope interval (declared up front; the
@@ -122,7 +122,7 @@ def _query_study(ctx, params, tag, mix, S, U, V, Ls, nq, lam=None):
     error is unreliable and the mean is skewed low (seed 4242 refuted the true mixture constant,
     z = -4.2).  The weighted mean is unbiased (exact), every moment is finite."""
     def run():
-        from softmix.numerics.risk import proposal_scale_for, sample_queries
+        from softmix.numerics.risk_simulation import proposal_scale_for, sample_queries
 
         D = S.shape[0]
         qmix = GaussianMixture.from_values([1], [[0] * D], [S.tolist()])
@@ -287,7 +287,7 @@ def _check_rate(params, ctx):
     for lam in params["lambdas_above"]:
         Ua = _scaled_U(mix, S, U0, float(lam))
         rows = _query_study(ctx, params, ("above", lam), mix, S, Ua, V, params["Ls_above"], params["queries_above"])
-        # the same rate rule as fp-risk-threshold (rules.decay_rate_decision): a slope interval with no
+        # the same rate rule as fp-risk-threshold (fits.decay_rate_decision): a slope interval with no
         # goodness-of-fit test (the statement allows logarithmic factors). The query-averaged MSE is a sum of
         # non-negative parts, c/L from the queries where the expansion holds and L^(-1/(2 lambda)) (ln L)^b from
         # the tail of the queries, so at reachable L its local slope is a weighted average of the two: the
@@ -810,7 +810,7 @@ def _check_smart(params, ctx):
         srule = SlopeRule(fam.take(f"query-{j}", len(Z)), target=-0.5, margin=0.1, remainder=len(per) >= 4,
                           name=f"query {j}: log-log slope of the RMSE")
         # the standard errors are estimated from the squared errors, whose tails are heavy: Student and F
-        # quantiles with their effective degrees of freedom (rules.mean_se_dof), not normal and chi-square
+        # quantiles with their effective degrees of freedom (fits.mean_se_dof), not normal and chi-square
         dec = srule.decide([r["L"] for r in per], [r["rmse"] for r in per], [r["rmse_se"] for r in per],
                            int(params["reps"]), se_dof=[r["se_dof"] for r in per])
         verdicts.append(dec)

@@ -24,7 +24,8 @@ from softmix.numerics.mixture import GaussianMixture, parse_number
 from .. import configs as C
 from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
-from ..rules import AlphaFamily, InverseLRule, SlopeRule, Threshold, ZTest, combine, mean_se_dof
+from ..rules import AlphaFamily, Threshold, ZTest, combine
+from ..fits import InverseLRule, SlopeRule, mean_se_dof
 
 # Default configuration: two components in D = 3, one of them degenerate (rank 1), p = 2 outputs,
 # tilt a = U z with rho(a) ~ 2.06 (an effective-sample fraction of about one half).

@@ -27,14 +27,15 @@ import numpy as np
 from scipy import stats
 
 from softmix.numerics import risk as RK
+from softmix.numerics import risk_simulation as RS
 from softmix.numerics.mixture import GaussianMixture
 from softmix.theory import finite_prompt_risk as TR
 
 from .. import configs as C
 from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
-from ..rules import (AlphaFamily, InverseLRule, SlopeRule, Threshold, ZTest, combine, decay_rate_decision, fit_inverse_L,
-                     residual_test)
+from ..fits import InverseLRule, decay_rate_decision, fit_inverse_L
+from ..rules import AlphaFamily, Threshold, ZTest, combine, residual_test
 
 SECTION = "finite-prompt"
 _CACHE: dict = {}
@@ -253,7 +254,7 @@ def _covariance_links(mix, heads, target, z) -> dict:
     constants through the lambdified CGF kernel)."""
     from softmix.numerics.finite_prompt import finite_prompt_constants
 
-    cb = RK.covariance_blocks(mix, heads, z)
+    cb = RS.covariance_blocks(mix, heads, z)
     c = RK.risk_constants(mix, heads, target, np.asarray(z, float)[None])
     arr = [h.arrays() for h in heads]
     H = len(arr)
@@ -356,9 +357,9 @@ def _engine_branch_link(ctx, fam, mixture_obj, heads, z) -> dict:
     one = {"weights": ["1"], "means": mixture_obj["means"][:1], "covariances": mixture_obj["covariances"][:1]}
     two = {"weights": list(BRANCH_WEIGHTS), "means": mixture_obj["means"][:1] * len(BRANCH_WEIGHTS),
            "covariances": mixture_obj["covariances"][:1] * len(BRANCH_WEIGHTS)}
-    T1, _ = RK.MultiHeadEngine(GaussianMixture.from_json_obj(one), heads, z).run(
+    T1, _ = RS.MultiHeadEngine(GaussianMixture.from_json_obj(one), heads, z).run(
         BRANCH_L, BRANCH_R, np.random.default_rng(ctx.seed_sequence("engine-branch", 1)))
-    T2, _ = RK.MultiHeadEngine(GaussianMixture.from_json_obj(two), heads, z).run(
+    T2, _ = RS.MultiHeadEngine(GaussianMixture.from_json_obj(two), heads, z).run(
         BRANCH_L, BRANCH_R, np.random.default_rng(ctx.seed_sequence("engine-branch", 2)))
     sd = max(float(np.sqrt(t.var(0, ddof=1).max())) for t in T1)
     est = np.concatenate([(a.mean(0) - b.mean(0)) / sd for a, b in zip(T1, T2)])
@@ -511,7 +512,7 @@ def _per_query_mc(ctx, params, mix, heads, target, z, tag):
     def run():
         rows = []
         for L in params["Ls"]:
-            out = RK.simulate_excess(mix, heads, target, z, int(L), int(params["reps"]), _rng(ctx, tag, int(L)))
+            out = RS.simulate_excess(mix, heads, target, z, int(L), int(params["reps"]), _rng(ctx, tag, int(L)))
             X, Xc = out["X"], out["X_cv"]
             n = len(X)
             rows.append({"L": int(L), "raw": float(X.mean()), "raw_se": float(X.std(ddof=1) / math.sqrt(n)),
@@ -525,7 +526,7 @@ def _averaged_mc(ctx, params, mix, heads, target, queries, Ls, n, tag, proposal_
     def run():
         rows = []
         for L in Ls:
-            out = RK.simulate_excess_averaged(mix, heads, target, queries, int(L), int(n), _rng(ctx, tag, int(L)),
+            out = RS.simulate_excess_averaged(mix, heads, target, queries, int(L), int(n), _rng(ctx, tag, int(L)),
                                               proposal_scale=proposal_scale)
             X, Xc, sq = out["X"], out["X_cv"], out["sq_error"]
             rows.append({"L": int(L), "raw": float(X.mean()), "raw_se": float(X.std(ddof=1) / math.sqrt(n)),
@@ -639,8 +640,8 @@ def _cov_effects(params):
     ``no-cross-head`` removes) and the change of C_01 without the mean-shift products (``no-mean-shift``)."""
     mix, heads, target = _setup(params)
     z = np.array([float(x) for x in params["z"]])
-    C01 = RK.covariance_blocks(mix, heads, z)["blocks"][(0, 1)]
-    N01 = RK.covariance_blocks(mix, heads, z, variant="no-mean-shift")["blocks"][(0, 1)]
+    C01 = RS.covariance_blocks(mix, heads, z)["blocks"][(0, 1)]
+    N01 = RS.covariance_blocks(mix, heads, z, variant="no-mean-shift")["blocks"][(0, 1)]
     var = float(RK.risk_constants(mix, heads, target, z[None])["variance"][0])
     scale = max(float(np.abs(C01).max()), abs(var))
     return {"cross": float(np.abs(C01).max()) / scale, "mean_shift": float(np.abs(C01 - N01).max()) / scale,
@@ -770,7 +771,7 @@ def _check_cov(params, ctx):
     v = ctx.variant
     derivs = [_derivation("multihead-covariance", lambda: TR.multihead_covariance_derivation(2))]
     sym_ok, sym_rows = _sym(ctx, derivs)
-    cb = RK.covariance_blocks(mix, heads, z, variant={"no-mean-shift": "no-mean-shift"}.get(v))
+    cb = RS.covariance_blocks(mix, heads, z, variant={"no-mean-shift": "no-mean-shift"}.get(v))
     pred01 = cb["blocks"][(0, 1)] if v != "no-cross-head" else 0 * cb["blocks"][(0, 1)]
     c = RK.risk_constants(mix, heads, target, z[None])
     pred_var = float(c["variance"][0]) - (float(c["cross"][0]) if v == "no-cross-head" else 0.0)
@@ -780,7 +781,7 @@ def _check_cov(params, ctx):
         pred_var = float(sum(np.trace(arr[h][2] @ blocks[(h, k)] @ arr[k][2].T) for h in range(2) for k in range(2)))
 
     def run():
-        eng = RK.MultiHeadEngine(mix, heads, z)
+        eng = RS.MultiHeadEngine(mix, heads, z)
         w, m, G = mix.arrays()
         lim = [V @ RK._tilt(w, m, G, (U @ z)[None])[4][0] for U, V, _W in eng.arr]
         rows = []
@@ -953,7 +954,7 @@ def _band(lam, beta, Ls, allowance):
 
 
 def _rate_decision(alpha, Ls, values, ses, finite_pred, band, n_samples, name):
-    """The rate rule past the threshold: ``rules.decay_rate_decision`` with margin ``RATE_SLOPE_MARGIN``
+    """The rate rule past the threshold: ``fits.decay_rate_decision`` with margin ``RATE_SLOPE_MARGIN``
     (shared with fp-query-averaged-rate, whose query-averaged MSE has the same structure).  (An earlier
     rule required the interval to overlap ``band`` itself: drawn configurations and the full profile of
     the default refuted the true statement with slopes between -1 and the band, e.g. [-0.91, -0.77]
@@ -1083,7 +1084,7 @@ def _check_threshold(params, ctx):
         # of an infinite-variance mean is meaningless); the proposal makes every moment finite
         n = int(params["query_samples"])
         lam_b = float(cf["threshold"])
-        Z, iw = RK.sample_queries(queries, n, _rng(ctx, "queries"), RK.proposal_scale_for(lam_b) if lam_b < 0.5 else 1.0)
+        Z, iw = RS.sample_queries(queries, n, _rng(ctx, "queries"), RS.proposal_scale_for(lam_b) if lam_b < 0.5 else 1.0)
         Kz = iw * RK.risk_constants(gmix, hb, target, Z)["K"]
         return float(Kz.mean()), float(Kz.std(ddof=1) / math.sqrt(n))
     qm_est, qm_se = _cached(ctx, params, "qmc", qmc)
@@ -1226,7 +1227,7 @@ def _check_icl(params, ctx):
     # variance but no fourth moment, and the sample mean came out skewed low (z about -1.2 on average
     # over ten seeds at the default configuration); the proposal of numerics.risk.proposal_scale_for
     # makes every moment finite
-    s_q = RK.proposal_scale_for(lam) if lam < 0.5 else 1.0
+    s_q = RS.proposal_scale_for(lam) if lam < 0.5 else 1.0
     rows = _averaged_mc(ctx, params, gmix, heads, target, q, params["Ls"], params["queries"], "icl", s_q)
     fam = AlphaFamily(name="fp-risk-icl-regression")
     rule = InverseLRule(fam.rest("K-limit"), margin=K_RELATIVE_MARGIN, relative=True,
@@ -1316,7 +1317,7 @@ def _check_denoiser(params, ctx):
         for L in params["Ls"]:
             rng = _rng(ctx, "den", int(L))
             n = int(params["queries"])
-            out = RK.simulate_excess_averaged(mix, heads, zero_target, mix, int(L), n, rng)
+            out = RS.simulate_excess_averaged(mix, heads, zero_target, mix, int(L), n, rng)
             # r = E[X | z] - f*(z) = 0 (Thm 4.1: the heads are the Bayes denoiser), so the excess risk is the
             # squared output error ||yhat_L - f*||^2
             Z = out["Z"]

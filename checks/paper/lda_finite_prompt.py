@@ -27,7 +27,8 @@ from softmix.numerics import lda_finite_prompt as F
 from softmix.numerics.finite_prompt import finite_prompt_attention
 
 from ..registry import Claim, Control, Outcome, register
-from ..rules import AlphaFamily, SlopeRule, Threshold, ZTest, combine, fit_loglog_slope, residual_test
+from ..rules import AlphaFamily, Threshold, ZTest, combine, residual_test
+from ..fits import SlopeRule, fit_loglog_slope
 from .lda import draw_lda
 
 SOURCE = "Gabet-Boursier-Boyer 2026"

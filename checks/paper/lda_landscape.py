@@ -24,7 +24,8 @@ from softmix.numerics.precision import workdps
 from .. import configs as C
 from ..configs import generic
 from ..registry import Claim, Control, Outcome, register
-from ..rules import fit_loglog_slope, residual_test
+from ..rules import residual_test
+from ..fits import fit_loglog_slope
 from .lda import bayes_risk_reference, draw_lda, draw_lda_symmetric
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
