@@ -30,13 +30,12 @@ Where things are found in the evidence:
 """
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import textwrap
 from dataclasses import dataclass, field
 
-__all__ = ["Answer", "answers_json", "claims_table", "explain", "outside_model_reason", "render_answer",
+__all__ = ["Answer", "claims_table", "explain", "outside_model_reason", "render_answer",
            "render_answers", "terminal_width"]
 
 #: at most this many reasons or counterexamples are printed per claim (the JSON has them all)
@@ -232,7 +231,8 @@ def outside_model_reason(point: dict) -> str:
     must sum to 1, a covariance must be positive semidefinite."""
     import sympy as sp
 
-    weights, covs = {}, {}
+    weights: dict = {}
+    covs: dict = {}
     for name, val in point.items():
         v = _rational(val)
         if v is None:
@@ -447,10 +447,3 @@ def claims_table(results) -> str:
             flag += f"  ({nf} finding{'s' if nf != 1 else ''} about the source)"
         lines.append(f"{r['id']:28s} {r['verdict']:13s} {k}/{n:<7d} {r['seconds']:8.1f}{flag}")
     return "\n".join(lines)
-
-
-def answers_json(results) -> list:
-    """The answers as JSON-ready dicts (for reports and other tools)."""
-    import dataclasses
-
-    return [json.loads(json.dumps(dataclasses.asdict(explain(r)), default=str)) for r in results]
