@@ -183,3 +183,15 @@ def test_outside_model_reason_flags_exactly_the_points_outside(L, shift, k):
     why = outside_model_reason(outside)
     assert f"weights sum to {k + 1}, not 1" in why and "G1 = " in why and "not positive semidefinite" in why
     assert ("pi1 = " in why) == (k > 1)
+
+
+def test_the_html_report_lists_findings_and_open_claims():
+    from softmix.checks.report import findings_summary
+
+    finding = {"kind": "typo", "where": "Lemma X", "detail": "a factor <2> is missing"}
+    page = findings_summary([_result("verified", findings=[finding]),
+                             _result("inconclusive", {"numeric": {"verdict": "inconclusive", "rows": [
+                                 {"passed": None, "reason": "quadrature did not converge"}]}})])
+    assert "<td>typo</td><td>Lemma X</td><td>a factor &lt;2&gt; is missing</td>" in page
+    assert "Open and failed claims" in page and "quadrature did not converge" in page
+    assert "No findings." in findings_summary([_result("verified")])
