@@ -1,1 +1,1 @@
-"""softmix benchmarks: ``python -m benchmarks.run`` (see README, 'Benchmarks')."""
+"""softmix benchmarks: ``python -m benchmarks.run`` (see docs/benchmarks.md)."""

@@ -3,8 +3,8 @@
     python -m benchmarks.stability --seeds 20 [--claims ID ...] [--json PATH]
 
 A true claim refuted under some seed, or a negative control that survives, is a defect of the
-verifier's rules (a tolerance or z-bound too tight, a control without power).  The README keeps
-the latest figures.
+verifier's rules (a tolerance or z-bound too tight, a control without power).  docs/records.md
+keeps the records.
 """
 from __future__ import annotations
 

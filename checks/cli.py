@@ -58,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "the claims' parameter types before anything runs")
     sp.add_argument("--json", metavar="PATH", help="write the full results (schema: 'softmix schema') to PATH")
     sp.add_argument("--report", metavar="PATH.html", help="write a self-contained HTML report")
-    sp.add_argument("--quiet", action="store_true", help="no progress lines and no table")
+    sp.add_argument("--quiet", action="store_true",
+                    help="no progress lines and no answers: only the table and the summary line")
     sp.add_argument("--verbose", action="store_true", help="print each claim's evidence as it finishes")
     sp.add_argument("--strict", action="store_true",
                     help="exit 1 also when a claim is inconclusive (default: only refuted/error/surviving control)")

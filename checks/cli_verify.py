@@ -123,26 +123,15 @@ def _progress(quiet: bool, verbose: bool):
     return cb
 
 
-def _table(results):
-    lines = [f"{'claim':28s} {'verdict':13s} {'controls':9s} {'seconds':>8s}", "-" * 62]
-    for r in results:
-        n = len(r["negative_controls"])
-        k = sum(c["refuted"] for c in r["negative_controls"])
-        flag = "" if k == n else "  <- control survived"
-        if r.get("findings"):
-            flag += f"  ({len(r['findings'])} finding(s) about the paper)"
-        lines.append(f"{r['id']:28s} {r['verdict']:13s} {k}/{n:<7d} {r['seconds']:8.1f}{flag}")
-    return "\n".join(lines)
-
-
 def _summary_line(counts: dict, doc: dict, args) -> str:
-    """One line: the number of claims per verdict, surviving controls, time, seed, profile."""
+    """Two lines of at most ~100 columns: the run (time, seed, profile, strictness), then the number of
+    claims per verdict, surviving controls and the exit code (the last line of the output)."""
     from softmix.checks.registry import VERDICTS
 
     parts = ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
-    strict = " (strict: inconclusive fails)" if args.strict else ""
-    return (f"{parts}; {counts['controls_survived']} control(s) survived; exit {doc['exit_code']}{strict}; "
-            f"total {doc['seconds']:.1f}s, seed {args.seed}, profile {args.profile}")
+    strict = "; strict: inconclusive fails" if args.strict else ""
+    return (f"total {doc['seconds']:.1f}s, seed {args.seed}, profile {args.profile}{strict}\n"
+            f"{parts}; {counts['controls_survived']} control(s) survived; exit {doc['exit_code']}")
 
 
 def cmd_verify(args):
@@ -197,9 +186,12 @@ def cmd_verify(args):
         from softmix.checks.report import write_report
 
         write_report(doc, args.report)
-    if not args.quiet:
-        print(_table(results))
-        print(_summary_line(counts, doc, args))
+    from softmix.checks.answers import claims_table, render_answers
+
+    print(claims_table(results))
+    if not args.quiet:  # --quiet: the table and the summary line only
+        print("\n" + render_answers(results))
+    print(_summary_line(counts, doc, args))
     return doc["exit_code"]
 
 

@@ -13,7 +13,7 @@ import io
 import json
 import subprocess
 
-__all__ = ["write_report", "figure_specs"]
+__all__ = ["write_report", "figure_specs", "findings_summary"]
 
 
 def _fp_specs(res: dict) -> list:
@@ -101,6 +101,34 @@ pre{background:#f6f6f6;padding:6px;max-height:360px;overflow:auto;font-size:12px
 figure{display:inline-block;margin:4px}.ctlok{color:#060}.ctlbad{color:#a00;font-weight:bold}"""
 
 
+def findings_summary(claims) -> str:
+    """HTML: every finding about the source documents (claim, kind, place, detail, counterexample),
+    then what the inconclusive, refuted and errored claims answer and any surviving control
+    (:func:`softmix.checks.answers.explain`)."""
+    from .answers import explain
+
+    e = html.escape
+    answers = [explain(r) for r in claims]
+    rows = "".join(f"<tr><td><a href='#{e(a.id)}'>{e(a.id)}</a></td><td>{e(f['kind'])}</td><td>{e(f['place'])}</td>"
+                   f"<td>{e(f['detail'])}</td><td>{e(str(f['counterexample']))}</td></tr>"
+                   for a in answers for f in a.findings)
+    out = ("<h2>Findings</h2>" + (f"<table><tr><th>claim</th><th>kind</th><th>place</th><th>detail</th>"
+                                  f"<th>counterexample</th></tr>{rows}</table>" if rows else "<p>No findings.</p>"))
+    items = []
+    for a in answers:
+        lines = [f"{'would settle it' if r['kind'] == 'settle' else 'inconclusive'}"
+                 f"{' (' + r['place'] + ')' if r['place'] else ''}: {r['reason']}" for r in a.reasons]
+        lines += [f"{c['label']}{' at ' + c['place'] if c['place'] else ''}: {c['text']}" for c in a.counterexamples]
+        lines += [f"error: {a.error}"] if a.error else []
+        lines += [f"control {c['id']} survived ({c['verdict']}): {c['description']}" for c in a.surviving_controls]
+        if lines:
+            items.append(f"<li><a href='#{e(a.id)}'>{e(a.id)}</a> <span class='{e(a.verdict)}'>{e(a.verdict)}</span>"
+                         f"<ul>{''.join(f'<li>{e(x)}</li>' for x in lines)}</ul></li>")
+    if items:
+        out += "<h2>Open and failed claims</h2><ul>" + "".join(items) + "</ul>"
+    return out
+
+
 def write_report(doc: dict, path: str) -> int:
     """Write the HTML file; returns the number of embedded figures."""
     env = dict(doc.get("versions", {}))
@@ -136,7 +164,8 @@ def write_report(doc: dict, path: str) -> int:
             f"<p>Gabet, Boursier &amp; Boyer (2026) and neighbouring results. Exit code {doc.get('exit_code')}; "
             f"{len(doc['claims'])} claims; {'complete' if complete else 'INCOMPLETE: some checks errored'}.</p>"
             + (("<p><b>Counts:</b> " + html.escape(", ".join(f"{v} {k}" for k, v in doc["counts"].items())) + "</p>")
-               if isinstance(doc.get("counts"), dict) else "") +
+               if isinstance(doc.get("counts"), dict) else "")
+            + findings_summary(doc["claims"]) +
             f"<h2>Environment</h2><pre>{html.escape(json.dumps(env, indent=1))}</pre>"
             f"<h2>Verdicts</h2><table><tr><th>claim</th><th>verdict</th><th>controls refuted</th><th>source</th><th>s</th></tr>"
             + "".join(rows) + "</table><h2>Claims</h2>" + "".join(sections)

@@ -10,7 +10,7 @@ The library lives in three subpackages (the design card's top-level folders, ins
   :mod:`softmix.checks.paper`, the paper's claims, loaded like any user's plugin.
 
 The names below are the documented entry points; they are imported lazily, so ``import
-softmix`` is cheap.  See README.md ("Verify your own statement") and ``docs/``.
+softmix`` is cheap.  See README.md ("Your own statement") and ``docs/``.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Edges of the numerics and the theory that the claims' default runs do not reach.
 
-Each test names what it guards, as the mutation run of seed 4111 (README, "Mutants nobody chose")
+Each test names what it guards, as the mutation run of seed 4111 (docs/records.md, "Mutation runs")
 showed it unguarded: scores in the thousands (log-space), a caller's random stream honoured,
 malformed rows rejected as input errors, the denoising excess risk along a non-collinear basis
 against an independent float64 tensor rule, the intermediate steps and labels of derivations, and
