@@ -67,16 +67,23 @@ def describe_exit(exitcode) -> str:
     return f"exit code {exitcode}"
 
 
+def _watch_parent(parent_pid: int) -> None:
+    """End this worker, even in the middle of a task, once the process that started it is gone."""
+    import time
+
+    while os.getppid() == parent_pid:
+        time.sleep(1.0)
+    os._exit(1)
+
+
 def _worker_main(conn, parent_pid: int) -> None:
     """A worker process: receive ``(fn, args, kwargs)``, send back ``(ok, value, traceback)``;
     ``None`` or a closed pipe ends it, and so does the parent's death (checked every second)."""
     if hasattr(signal, "SIGINT"):  # Ctrl-C is the parent's to handle: it stops the pool
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="softmix-watch-parent", daemon=True).start()
     while True:
         try:
-            while not conn.poll(1.0):
-                if os.getppid() != parent_pid:
-                    return
             msg = conn.recv()
         except (EOFError, OSError):
             return
