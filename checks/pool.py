@@ -118,8 +118,9 @@ class _Worker:
 
 
 def default_context():
-    """``fork`` on Linux (workers inherit the claims already loaded), the platform default
-    elsewhere (workers load the claims themselves, see :func:`softmix.checks.runner.run_claim`)."""
+    """``fork`` on Linux (the first workers inherit the claims already loaded), the platform
+    default elsewhere.  A worker started to replace a dead one is spawned (see ``WorkerPool``) and
+    loads the claims itself, as :func:`softmix.checks.runner.run_claim` does on any fresh worker."""
     return mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
 
 
@@ -141,13 +142,16 @@ class WorkerPool(cf.Executor):
         if max_workers < 1:
             raise ValueError("max_workers must be at least 1")
         self._ctx = mp_context or default_context()
+        # replacements are started from the pool's thread: never fork there (a lock another thread
+        # holds at that instant, stderr's say, would stay locked in the child); spawn instead
+        self._respawn_ctx = mp.get_context("spawn") if self._ctx.get_start_method() == "fork" else self._ctx
         self._retries = retries
         self._lock = threading.RLock()  # future callbacks may submit
         self._queue: deque[_Task] = deque()
         self._closing = self._abort = self._wake_pending = False
         self._broken: str | None = None
         self._wake_r, self._wake_w = self._ctx.Pipe(duplex=False)
-        self._workers = [self._start_worker() for _ in range(max_workers)]  # before any thread exists
+        self._workers = [self._start_worker(self._ctx) for _ in range(max_workers)]  # before the thread starts
         self._thread = threading.Thread(target=self._run, name="softmix-worker-pool", daemon=True)
         self._thread.start()
         _LIVE_POOLS.add(self)
@@ -199,9 +203,9 @@ class WorkerPool(cf.Executor):
             pass
 
     # -- the dispatcher thread ---------------------------------------------------------------
-    def _start_worker(self) -> _Worker:
-        parent, child = self._ctx.Pipe()
-        p = self._ctx.Process(target=_worker_main, args=(child, os.getpid()), name="softmix-worker")
+    def _start_worker(self, ctx) -> _Worker:
+        parent, child = ctx.Pipe()
+        p = ctx.Process(target=_worker_main, args=(child, os.getpid()), name="softmix-worker")
         p.start()
         child.close()
         return _Worker(p, parent)
@@ -296,7 +300,7 @@ class WorkerPool(cf.Executor):
         w.conn.close()
         if replace:
             try:
-                new = self._start_worker()
+                new = self._start_worker(self._respawn_ctx)
             except Exception as e:  # no process can be started (out of memory, fd limit)
                 with self._lock:
                     if not self._workers:
