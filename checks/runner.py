@@ -172,9 +172,10 @@ def run_claims(ids, profile="quick", seed=0, workers=1, config=None, progress=No
     return [results[c] for c in ids]
 
 
-def _run_on(executor, jobs, claims, progress, window: int | None = None) -> dict:
-    """The one submit / progress / error loop: run ``run_claim(*args)`` for each ``(id, args)`` of
-    ``jobs`` on ``executor`` and return {id: result}, calling ``progress`` as each one finishes.
+def _run_on(executor, jobs, claims, progress, window: int | None = None, task=None) -> dict:
+    """The one submit / progress / error loop: run ``task(*args)`` (default :func:`run_claim`) for
+    each ``(id, args)`` of ``jobs`` on ``executor`` and return {id: result}, calling ``progress``
+    as each one finishes; ``claims[id]`` names the claim in an infrastructure result.
 
     At most ``window`` tasks are in flight (default: ``executor.slots()`` when the executor has it,
     as the Dask one does, else all of them); a task's failure becomes an infrastructure result."""
@@ -183,6 +184,7 @@ def _run_on(executor, jobs, claims, progress, window: int | None = None) -> dict
     results: dict = {}
     queue, running = collections.deque(jobs), {}
     order = {cid: i for i, (cid, _) in enumerate(jobs)}
+    task = task or run_claim
 
     def finish(cid, r):
         results[cid] = r
@@ -194,7 +196,7 @@ def _run_on(executor, jobs, claims, progress, window: int | None = None) -> dict
         while queue and len(running) < slots:
             cid, args = queue.popleft()
             try:
-                running[executor.submit(run_claim, *args)] = cid
+                running[executor.submit(task, *args)] = cid
             except Exception as e:  # the executor is shut down or broken
                 finish(cid, infrastructure_result(claims[cid], e))
         if not running:
