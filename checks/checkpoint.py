@@ -8,6 +8,11 @@ same file reuses the rows already there; a file written under another header is 
 (resuming it would mix two trees, seeds or profiles).  Lines ``{"segment_start": t}`` mark each
 resumption, so the wall time of a run done in several segments can be summed honestly
 (:meth:`Checkpoint.wall_seconds`).
+
+Only decisions are recorded: a row marked ``"infrastructure_failure": true`` (its worker died, its
+executor broke or lost its scheduler, see :func:`softmix.checks.runner.infrastructure_result`) is
+never written, and is ignored if found in a file, so that a resumed run redoes exactly the rows
+that were not decided.
 """
 from __future__ import annotations
 
@@ -74,7 +79,7 @@ class Checkpoint:
             if "segment_start" in row:
                 self._segments.append(float(row["segment_start"]))
                 self._finished.append([])
-            elif self.key in row:
+            elif self.key in row and not row.get("infrastructure_failure"):
                 self.done[row[self.key]] = row
                 if "finished_at" in row and self._finished:
                     self._finished[-1].append(float(row["finished_at"]))
@@ -89,7 +94,10 @@ class Checkpoint:
         self._write({"segment_start": now})
 
     def append(self, row: dict, stamp: bool = False) -> None:
-        """Record one decided row (``stamp``: add ``finished_at`` for the wall-time accounting)."""
+        """Record one decided row (``stamp``: add ``finished_at`` for the wall-time accounting); a row
+        marked ``infrastructure_failure`` is not a decision and is not recorded."""
+        if row.get("infrastructure_failure"):
+            return
         if stamp:
             row = {**row, "finished_at": time.time()}
             if self._finished:

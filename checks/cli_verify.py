@@ -179,6 +179,9 @@ def cmd_verify(args):
     if ckpt:
         doc["checkpoint"] = {"path": str(args.checkpoint), "resumed_claims": len(done), "segments": ckpt.segments,
                              "wall_seconds_all_segments": round(ckpt.wall_seconds(), 1)}
+    undecided = [r["id"] for r in results if r.get("infrastructure_failure")]
+    if undecided:
+        doc["infrastructure_failures"] = undecided
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(doc, fh, indent=1)
@@ -192,7 +195,18 @@ def cmd_verify(args):
     if not args.quiet:  # --quiet: the table and the summary line only
         print("\n" + render_answers(results))
     print(_summary_line(counts, doc, args))
+    if undecided:
+        print(_undecided_note(undecided, results, args), file=sys.stderr)
     return doc["exit_code"]
+
+
+def _undecided_note(undecided, results, args) -> str:
+    """stderr: the claims that were not decided (infrastructure failures) and how to redo them."""
+    causes = sorted({r["evidence"].get("cause", "") for r in results if r.get("infrastructure_failure")})
+    redo = (f"rerun with --checkpoint {args.checkpoint} to redo exactly them" if args.checkpoint
+            else "they are not decided; rerun them")
+    return (f"softmix: {len(undecided)} claim(s) not decided because of an infrastructure failure "
+            f"({'; '.join(causes)}): {', '.join(undecided)}; {redo}")
 
 
 def _in_order(ids, done, fresh):

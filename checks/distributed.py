@@ -1,4 +1,6 @@
-"""Run claims (and Monte Carlo replicate batches) on a dask.distributed cluster.
+"""Run claims (and Monte Carlo replicate batches) on a dask.distributed cluster: the Dask-specific
+parts only (the client, the executor that :func:`softmix.checks.runner.run_claims` runs claims
+on, replicate batches as tasks).
 
 Every claim derives its random numbers from ``Context.seed_sequence`` (keyed by seed, claim id,
 control variant and keys) and replicate batches from ``SeedSequence(seed).spawn``, so a task
@@ -15,8 +17,8 @@ from contextlib import contextmanager
 
 from softmix.numerics.errors import InputError
 
-__all__ = ["DistributedError", "client_for", "run_claims_distributed", "client_map",
-           "simulate_outputs_distributed", "CONNECT_TIMEOUT"]
+__all__ = ["DistributedError", "client_for", "executor_for", "client_map", "simulate_outputs_distributed",
+           "CONNECT_TIMEOUT"]
 
 #: seconds to wait for a scheduler before giving up
 CONNECT_TIMEOUT = float(os.environ.get("SOFTMIX_DASK_TIMEOUT", "5"))
@@ -47,10 +49,15 @@ def client_for(address: str, timeout: float | None = None, n_workers: int | None
     if address == "local":
         import logging
 
+        import dask
+
+        from .pool import WORKER_DEATH_RETRIES
+
         n = n_workers or min(2, os.cpu_count() or 1)
-        try:
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+        try:  # a task whose worker dies is run once more, then fails with KilledWorker (as locally)
+            with dask.config.set({"distributed.scheduler.allowed-failures": WORKER_DEATH_RETRIES}):
+                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.ERROR)
         except Exception as e:  # pragma: no cover - environment dependent
             raise DistributedError(f"could not start a local Dask cluster: {type(e).__name__}: {e}") from None
         client = Client(cluster)
@@ -68,41 +75,24 @@ def client_for(address: str, timeout: float | None = None, n_workers: int | None
             cluster.close()
 
 
-def _error_result(cid, e):
-    return {"id": cid, "title": "", "source": "", "verdict": "error",
-            "evidence": {"exception": f"{type(e).__name__}: {e}"}, "negative_controls": [], "seconds": 0}
+@contextmanager
+def executor_for(address: str, timeout: float | None = None, n_workers: int | None = None):
+    """A ``concurrent.futures`` executor on the Dask cluster at ``address`` (``'local'``: a local
+    cluster, as in :func:`client_for`): ``Client.get_executor(pure=False)``, for
+    :func:`softmix.checks.runner.run_claims`.
 
-
-def run_claims_distributed(ids, profile="quick", seed=0, config=None, progress=None, scheduler="local",
-                           timeout: float | None = None, plugins=()) -> list[dict]:
-    """Like :func:`softmix.checks.runner.run_claims`, one Dask task per claim (its controls
-    included, so that they share the claim's simulated data), results in the order given.
-
-    Each task loads the same ``plugins`` (module names, or .py paths readable on the worker) and
-    the ``softmix.claims`` entry points before it runs, so workers know every claim the client
-    knows."""
-    from distributed import as_completed
-
-    from .runner import run_claim
-
-    config = config or {}
-    ids = list(ids)
-    results = {}
-    with client_for(scheduler, timeout) as client:
-        futs = {}
-        for cid in ids:
-            f = client.submit(run_claim, cid, profile, seed, config.get(cid), tuple(plugins), pure=False)
-            futs[f] = cid
-        for i, f in enumerate(as_completed(list(futs))):
-            cid = futs[f]
-            try:
-                r = f.result()
-            except Exception as e:  # worker died / task failed outside the check
-                r = _error_result(cid, e)
-            results[cid] = r
-            if progress:
-                progress(i + 1, len(ids), r)
-    return [results[c] for c in ids]
+    Its ``slots()`` is the cluster's number of worker threads: ``run_claims`` keeps no more claims
+    than that in flight, so that the tasks a worker holds are the ones it is running, and a
+    worker's death counts only against them.  The scheduler reruns such a task on another worker
+    until its ``distributed.scheduler.allowed-failures`` are used up (the local cluster allows
+    :data:`~softmix.checks.pool.WORKER_DEATH_RETRIES`), then fails it with ``KilledWorker``."""
+    with client_for(address, timeout, n_workers) as client:
+        ex = client.get_executor(pure=False)
+        ex.slots = lambda: sum(client.nthreads().values())
+        try:
+            yield ex
+        finally:
+            ex.shutdown(wait=False)
 
 
 def client_map(client):

@@ -53,7 +53,7 @@ class Outcome:
         import html
         import json
 
-        from .runner import _jsonable
+        from .jsonable import jsonable as _jsonable
 
         color = {"verified": "#1a7f37", "confirmed": "#2f6f9f", "inconclusive": "#9a6700", "error": "#8250df",
                  "refuted": "#cf222e"}[self.verdict]

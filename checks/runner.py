@@ -1,65 +1,18 @@
-"""Run claims (and their negative controls) in parallel worker processes."""
+"""Run claims (and their negative controls): in this process, in local worker processes or on a Dask
+cluster, through one loop over a ``concurrent.futures`` executor (:func:`run_claims`)."""
 from __future__ import annotations
 
 import concurrent.futures as cf
-import multiprocessing as mp
 import platform
-import sys
 import time
 import traceback
 
+from .jsonable import jsonable as _jsonable
 from .registry import Context, Outcome, load_all
 from .rules import alpha_accounting
 
-__all__ = ["Result", "run_claim", "run_claims", "versions", "claim_passed", "exit_code", "verdict_counts"]
-
-
-def _jsonable(x):
-    """Evidence -> JSON by the one number rule of :data:`softmix.checks.schema.NUMBER_RULE`:
-    integers -> JSON integers; float64 quantities (Python and NumPy floats) -> JSON numbers,
-    non-finite ones -> the strings "inf", "-inf", "nan"; exact rationals (Fraction, SymPy
-    Rational) -> strings "p/q" (integers "p"); high-precision reals (mpmath, SymPy Float,
-    Decimal) -> decimal strings with 30 significant digits; anything else -> str()."""
-    import decimal
-    import math
-    from fractions import Fraction
-
-    import mpmath as mpm
-    import numpy as np
-    import sympy as sp
-
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, (bool, type(None), str)):
-        return x
-    if isinstance(x, np.bool_):
-        return bool(x)
-    if isinstance(x, (int, np.integer)):
-        return int(x)
-    if isinstance(x, (float, np.floating)):
-        x = float(x)
-        return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
-    if isinstance(x, np.ndarray):
-        return _jsonable(x.tolist())
-    if isinstance(x, mpm.mpf):
-        return mpm.nstr(x, 30) if mpm.isfinite(x) else ("nan" if mpm.isnan(x) else ("inf" if x > 0 else "-inf"))
-    if isinstance(x, mpm.matrix):
-        return [[_jsonable(x[i, j]) for j in range(x.cols)] for i in range(x.rows)]
-    if isinstance(x, Fraction):
-        return str(x)
-    if isinstance(x, sp.Integer):
-        return int(x)
-    if isinstance(x, sp.Rational):
-        return f"{x.p}/{x.q}"
-    if isinstance(x, sp.Float):
-        return _jsonable(mpm.mpf(x._mpf_)) if hasattr(x, "_mpf_") else str(x)
-    if isinstance(x, decimal.Decimal):
-        return str(x) if x.is_finite() else ("nan" if x.is_nan() else ("inf" if x > 0 else "-inf"))
-    if isinstance(x, sp.MatrixBase):
-        return [[_jsonable(x[i, j]) for j in range(x.cols)] for i in range(x.rows)]
-    return str(x)
+__all__ = ["Result", "run_claim", "run_claims", "versions", "claim_passed", "exit_code", "verdict_counts",
+           "infrastructure_result", "failure_cause"]
 
 
 class Result(dict):
@@ -169,43 +122,135 @@ def verdict_counts(results: list[dict]) -> dict:
 
 
 def run_claims(ids, profile="quick", seed=0, workers=1, config=None, progress=None, scheduler=None,
-               plugins=None) -> list[dict]:
+               plugins=None, executor=None) -> list[dict]:
     """Run ``ids`` and return results in the order given.  ``config`` maps claim id -> overrides.
-    ``progress(done, total, result)`` is called as each claim finishes.  ``scheduler`` (a Dask
-    scheduler address, or 'local' for a local Dask cluster) runs the claims as Dask tasks
-    instead (see :mod:`checks.distributed`); results are the same as a local run."""
+    ``progress(done, total, result)`` is called as each claim finishes.
+
+    Where the claims run, one task per claim (its controls included): ``executor``, any
+    ``concurrent.futures.Executor`` (a Dask ``Client.get_executor()``, say; left open); else
+    ``scheduler``, a Dask scheduler address or 'local' for a local Dask cluster
+    (:func:`softmix.checks.distributed.executor_for`); else ``workers`` > 1 local processes
+    (:class:`softmix.checks.pool.WorkerPool`: a worker that dies costs only the claim it was running,
+    which is run once more); else this process.  Results are the same wherever they run.
+
+    A result that is not a decision about its claim (its worker died twice while running it, the
+    executor broke, lost its scheduler or cancelled the task, the task failed outside the claim's
+    check) has verdict ``error``, ``"infrastructure_failure": true`` and its cause in
+    ``evidence["cause"]``; ``softmix verify --checkpoint`` does not record it, so that a resumed run
+    redoes it.  A claim whose own check raises is a decided ``error``, as always."""
+    from .pool import SerialExecutor, WorkerPool
     from .registry import PLUGINS
 
     _check_seed(seed)
     config = config or {}
     plugins = tuple(PLUGINS if plugins is None else plugins)
-    if scheduler:
-        from .distributed import run_claims_distributed
-
-        return run_claims_distributed(ids, profile, seed, config, progress, scheduler, plugins=plugins)
-    results = {}
     ids = list(ids)
-    if workers <= 1 or len(ids) <= 1:
-        for i, cid in enumerate(ids):
-            r = run_claim(cid, profile, seed, config.get(cid), plugins)
-            results[cid] = r
-            if progress:
-                progress(i + 1, len(ids), r)
+    claims = load_all(plugins)
+    unknown = [c for c in ids if c not in claims]
+    if unknown:
+        from softmix.numerics.errors import InputError
+
+        raise InputError(f"unknown claim id(s): {', '.join(unknown)}")
+    jobs = [(cid, (cid, profile, seed, config.get(cid), plugins)) for cid in ids]
+    if executor is not None:
+        results = _run_on(executor, jobs, claims, progress)
+    elif scheduler:
+        from .distributed import executor_for
+
+        with executor_for(scheduler) as ex:
+            results = _run_on(ex, jobs, claims, progress)
+    elif workers > 1 and ids:
+        pool = WorkerPool(min(workers, len(ids)))
+        try:
+            results = _run_on(pool, jobs, claims, progress)
+        except BaseException:  # Ctrl-C or a failing progress callback: stop the workers now
+            pool.terminate()
+            raise
+        pool.shutdown()
     else:
-        ctx = mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
-            futs = {ex.submit(run_claim, cid, profile, seed, config.get(cid), plugins): cid for cid in ids}
-            for i, f in enumerate(cf.as_completed(futs)):
-                cid = futs[f]
-                try:
-                    r = f.result()
-                except Exception as e:  # worker died
-                    r = {"id": cid, "title": "", "source": "", "verdict": "error",
-                         "evidence": {"exception": repr(e)}, "negative_controls": [], "seconds": 0}
-                results[cid] = r
-                if progress:
-                    progress(i + 1, len(ids), r)
+        results = _run_on(SerialExecutor(), jobs, claims, progress, window=1)
     return [results[c] for c in ids]
+
+
+def _run_on(executor, jobs, claims, progress, window: int | None = None, task=None) -> dict:
+    """The one submit / progress / error loop: run ``task(*args)`` (default :func:`run_claim`) for
+    each ``(id, args)`` of ``jobs`` on ``executor`` and return {id: result}, calling ``progress``
+    as each one finishes; ``claims[id]`` names the claim in an infrastructure result.
+
+    At most ``window`` tasks are in flight (default: ``executor.slots()`` when the executor has it,
+    as the Dask one does, else all of them); a task's failure becomes an infrastructure result."""
+    import collections
+
+    results: dict = {}
+    queue, running = collections.deque(jobs), {}
+    order = {cid: i for i, (cid, _) in enumerate(jobs)}
+    task = task or run_claim
+
+    def finish(cid, r):
+        results[cid] = r
+        if progress:
+            progress(len(results), len(jobs), r)
+
+    while queue or running:
+        slots = window or _slots(executor, len(jobs))
+        while queue and len(running) < slots:
+            cid, args = queue.popleft()
+            try:
+                running[executor.submit(task, *args)] = cid
+            except Exception as e:  # the executor is shut down or broken
+                finish(cid, infrastructure_result(claims[cid], e))
+        if not running:
+            continue
+        done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+        for f in sorted(done, key=lambda f: order[running[f]]):
+            cid = running.pop(f)
+            try:
+                r = f.result()
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as e:  # worker lost, task cancelled, executor broken
+                r = infrastructure_result(claims[cid], e)
+            finish(cid, r)
+    return results
+
+
+def _slots(executor, default: int) -> int:
+    slots = getattr(executor, "slots", None)
+    if not callable(slots):
+        return default
+    try:
+        return max(1, int(slots()))
+    except Exception:  # the cluster cannot say: do not throttle
+        return default
+
+
+def infrastructure_result(claim, exc: BaseException) -> Result:
+    """The result of a claim that was not decided because its task failed outside its check:
+    verdict ``error``, ``infrastructure_failure`` true, the cause in words in ``evidence``."""
+    first = (str(exc).strip().splitlines() or [""])[0]
+    evidence = {"cause": failure_cause(exc), "exception": f"{type(exc).__name__}: {first}"}
+    return Result({"id": claim.id, "title": claim.title, "source": claim.source, "section": claim.section,
+                   "verdict": "error", "evidence": evidence, "negative_controls": [], "seconds": 0,
+                   "infrastructure_failure": True})
+
+
+def failure_cause(exc: BaseException) -> str:
+    """Why a claim's task failed outside its check, in words."""
+    from .pool import WorkerDied, times, unique
+
+    name = type(exc).__name__
+    if isinstance(exc, WorkerDied):
+        return (f"worker process died {times(len(exc.causes))} ({'; '.join(unique(exc.causes))}) "
+                "while running this claim")
+    if name == "KilledWorker":  # Dask: the scheduler's allowed-failures were used up
+        n = getattr(exc, "allowed_failures", None)
+        return (f"Dask worker died {times(n + 1) if isinstance(n, int) else 'repeatedly'} while running this "
+                f"claim (KilledWorker; the scheduler's distributed.scheduler.allowed-failures = {n})")
+    if isinstance(exc, cf.CancelledError) or name.endswith("CancelledError"):
+        return "the executor cancelled the task (scheduler lost, or the executor was shut down)"
+    if isinstance(exc, cf.BrokenExecutor):
+        return f"the executor broke: {exc}"
+    return f"the task failed outside the claim's check: {name}: {exc}"
 
 
 def versions() -> dict:

@@ -46,6 +46,9 @@ _CLAIM = {
         "negative_controls": {"type": "array", "items": _CONTROL},
         "alpha_spent": {"type": "number"},
         "seconds": {"type": "number"},
+        # present (true) only on a claim not decided because its task failed outside its check (its
+        # worker died twice, the executor broke or lost its scheduler); the cause is evidence.cause
+        "infrastructure_failure": {"type": "boolean"},
     },
 }
 
@@ -64,6 +67,8 @@ VERIFY_SCHEMA = {
         "seconds": {"type": "number"},
         "scheduler": {"type": ["string", "null"]},
         "strict": {"type": "boolean"},
+        # present only when some claims were not decided (infrastructure failures): their ids
+        "infrastructure_failures": {"type": "array", "items": {"type": "string"}},
         "counts": {"type": "object", "required": ["verified", "confirmed", "refuted", "inconclusive", "error",
                                                   "controls_survived"],
                    "properties": {k: {"type": "integer"} for k in ("verified", "confirmed", "refuted", "inconclusive",
