@@ -97,7 +97,7 @@ def _finite_prompt_mc(args, mix, U, V, z, Ls, compare):
     dec = MV.limit_decision(Ls, [r["L_mse"] for r in rows], [r["L_mse_se"] for r in rows],
                             closed_form=float(c["mse"]), compare=compare, reach=reach,
                             family=MV.new_family("softmix finite-prompt --mc"), n_samples=int(args.reps),
-                            quantity="L * MSE")
+                            quantity="L * MSE", se_dof=[r["se_dof"] for r in rows])
     mc = {"seed": int(args.seed), "replicates": int(args.reps), "method": "projected", "per_L": rows,
           "reading": "L * MSE = L E||T_L - T||^2 and L * mean error per prompt length over independent replicates; "
                      "L * MSE approaches mse_coefficient with an O(1/L) remainder inside the expansion's reach"}

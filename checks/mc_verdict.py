@@ -26,8 +26,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import stats
 
-from .fits import InverseLRule, decay_rate_decision, fit_inverse_L
+from .fits import InverseLRule, _satterthwaite, decay_rate_decision, fit_inverse_L
 from .rules import ALPHA, AlphaFamily, z_critical
 
 __all__ = ["LIMIT_RELATIVE_MARGIN", "RISK_LAMBDA_BOUND", "limit_decision", "rate_decision", "rate_band",
@@ -105,10 +106,7 @@ def _allowance(fit_Ls, ses, coeff) -> float:
     """|coeff| sum_i |g_i| / L_i^2: the largest shift of the fitted limit that an omitted coeff / L^2 term causes
     (g the weights of the weighted least-squares limit on the data)."""
     L = np.asarray(fit_Ls, float)
-    W = 1 / np.asarray(ses, float) ** 2
-    X = np.vstack([np.ones_like(L), 1 / L]).T
-    g = (np.linalg.inv(X.T @ (W[:, None] * X)) @ (X.T * W))[0]
-    return float(abs(coeff) * np.sum(np.abs(g) / L**2))
+    return float(abs(coeff) * np.sum(np.abs(_limit_weights(fit_Ls, ses)) / L**2))
 
 
 def _tested(closed_form, closed_form_se, compare):
@@ -117,16 +115,41 @@ def _tested(closed_form, closed_form_se, compare):
     return float(closed_form), (closed_form_se or None), "the closed form"
 
 
+def _limit_weights(Ls, ses) -> np.ndarray:
+    """g with fitted limit a = sum_i g_i y_i (weighted least squares of y = a + b/L)."""
+    L = np.asarray(Ls, float)
+    W = 1 / np.asarray(ses, float) ** 2
+    X = np.vstack([np.ones_like(L), 1 / L]).T
+    return (np.linalg.inv(X.T @ (W[:, None] * X)) @ (X.T * W))[0]
+
+
+def _student_factor(Ls, ses, se_dof, alpha: float) -> tuple[float, float | None]:
+    """The standard errors are estimated from the replicates, each with ``se_dof`` effective degrees of freedom
+    (``fits.mean_se_dof``, kurtosis-corrected).  The limit a = sum g_i y_i then has the Welch-Satterthwaite dof
+    nu = (sum a_i)^2 / sum a_i^2 / nu_i, a_i = g_i^2 se_i^2; scaling every standard error by t_nu / z turns the
+    rule's normal quantile into Student's.  Returns (factor, nu)."""
+    if not se_dof or len(set(Ls)) < 2 or not all(np.isfinite(s) and s > 0 for s in ses):
+        return 1.0, None
+    a = alpha / 2 if len(set(Ls)) >= 3 else alpha
+    g = _limit_weights(Ls, ses)
+    nu = max(1.0, _satterthwaite(g**2 * np.asarray(ses, float) ** 2, np.asarray(se_dof, float)))
+    return float(stats.t.isf(a / 2, nu) / stats.norm.isf(a / 2)), float(nu)
+
+
 def limit_decision(Ls, values, ses, *, closed_form, closed_form_se=None, compare=None, reach: dict,
-                   family: AlphaFamily, n_samples: int, quantity: str) -> dict:
+                   family: AlphaFamily, n_samples: int, quantity: str, se_dof=None) -> dict:
     """Decide lim y(L) == value (the closed form, or ``compare``) from Monte Carlo y(L) +- se(L).
 
     Inside the reach: :class:`InverseLRule` (a + b/L, z-test of a, chi-square fit with >= 3 lengths) at the
     family's whole level; a misfit, or a refutation the omitted c4 / L^2 term can explain, is inconclusive.
-    Outside: inconclusive with the reach's reason; the fit is still reported (no alpha spent)."""
+    Outside: inconclusive with the reach's reason; the fit is still reported (no alpha spent).
+    ``se_dof``: effective degrees of freedom of each standard error (``_student_factor``)."""
     value, value_se, tested = _tested(closed_form, closed_form_se, compare)
+    q, nu = _student_factor(Ls, ses, se_dof, family.alpha)
+    ses = [float(s) * q for s in ses]
     out = {"statement": f"lim {quantity} == {tested}", "value_tested": value, "closed_form": float(closed_form),
-           "closed_form_se": closed_form_se, "reach": reach, "margin_relative": LIMIT_RELATIVE_MARGIN}
+           "closed_form_se": closed_form_se, "reach": reach, "margin_relative": LIMIT_RELATIVE_MARGIN,
+           "se_inflation": q, "limit_dof": nu}
     ok_data = len(set(Ls)) >= 2 and all(np.isfinite(s) and s > 0 for s in ses)
     if not reach["inside"]:
         out.update({"verdict": "inconclusive", "reason": "outside the expansion's reach: " + reach["reason"],
@@ -181,8 +204,8 @@ def limit_decision(Ls, values, ses, *, closed_form, closed_form_se=None, compare
 def rate_band(lam: float, beta: float, Ls, allowance: float = LOG_POWER_ALLOWANCE) -> list:
     """The log-log slopes of L^(-1/(2 lambda*)) (ln L)^beta over the grid, beta within +- allowance (the
     slope of (ln L)^beta averaged over [min L, max L] is beta (ln ln Lmax - ln ln Lmin) / (ln Lmax - ln Lmin))."""
-    lo, hi = math.log(max(3, min(Ls))), math.log(max(4, max(Ls)))
-    w = (math.log(hi) - math.log(lo)) / (hi - lo)
+    lo, hi = math.log(max(3, min(Ls))), math.log(max(3, max(Ls)))
+    w = (math.log(hi) - math.log(lo)) / (hi - lo) if hi > lo else 1 / lo  # one length: the local slope
     p = -1 / (2 * lam) if lam > 0.5 else -1.0
     return [p + (beta - allowance) * w, p + (beta + allowance) * w]
 
@@ -205,6 +228,8 @@ def rate_decision(Ls, values, ses, *, lam: float, log_power, compare=None, famil
     fit = dec.get("fit")
     if fit is not None:
         out.update({"slope": fit["slope"], "slope_interval": fit["ci"]})
+    if "allowed_slopes" in dec:
+        out["allowed_slopes"] = dec["allowed_slopes"]
     if dec["verdict"] == "refuted":
         out["reason"] = (f"the slope interval [{fit['ci'][0]:.3g}, {fit['ci'][1]:.3g}] excludes -1: the decay is slower "
                          "than 1/L, so no finite constant" if finite else
@@ -228,10 +253,11 @@ def summary_line(command: str, d: dict) -> str:
     """One line for stderr: the fitted limit (or slope) with its interval, the closed form, the verdict, why."""
     if d.get("past_threshold"):
         s = (f"softmix {command}: past the threshold (lambda* = {d['lambda']:.4g} >= 1/2, the 1/L coefficient is "
-             f"infinite); slope {d.get('slope', float('nan')):.3g}")
+             f"infinite)")
         if "slope_interval" in d:
-            s += f" [{d['slope_interval'][0]:.3g}, {d['slope_interval'][1]:.3g}]"
-        s += f", band {[round(x, 3) for x in d['band']]}"
+            s += f"; slope {d['slope']:.3g} [{d['slope_interval'][0]:.3g}, {d['slope_interval'][1]:.3g}]"
+        rng = d.get("allowed_slopes") or d["band"]
+        s += f", allowed {[round(x, 3) for x in rng]}"
     else:
         s = f"softmix {command}: {d['statement'].split(' == ')[0]}"
         if "fitted_limit" in d:

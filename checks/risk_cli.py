@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from .cli_common import parse_lengths
+from .fits import mean_se_dof
 
 __all__ = ["load_risk_inputs", "run_risk"]
 
@@ -154,7 +155,8 @@ def _mc_rows(inp, res, reps, mc_ss) -> tuple[list, float]:
                "L_excess_risk": float(X.mean()), "se": float(X.std(ddof=1) / math.sqrt(n)),
                "L_excess_risk_cv": float(Xc.mean()), "se_cv": float(Xc.std(ddof=1) / math.sqrt(n)),
                "variance_reduction": float(X.var(ddof=1) / max(Xc.var(ddof=1), 1e-300)),
-               "sq_error": float(sq.mean()), "sq_error_se": float(sq.std(ddof=1) / math.sqrt(n))}
+               "sq_error": float(sq.mean()), "sq_error_se": float(sq.std(ddof=1) / math.sqrt(n)),
+               "se_dof": mean_se_dof(Xc)}
         if fin:
             kk = float(res["K"])
             row["z_vs_coefficient"] = round((row["L_excess_risk_cv"] - kk) / row["se_cv"], 3) if row["se_cv"] > 0 else None
@@ -176,7 +178,8 @@ def _decision(inp, res, rows, reps) -> dict:
     se = res["standard_error"]["K"] if res["method"] == "monte-carlo" else None
     return MV.limit_decision(Ls, [r["L_excess_risk_cv"] for r in rows], [r["se_cv"] for r in rows],
                              closed_form=float(res["K"]), closed_form_se=se, compare=inp["compare"], reach=reach,
-                             family=fam, n_samples=int(reps), quantity="L (R_L - R_inf)")
+                             family=fam, n_samples=int(reps), quantity="L (R_L - R_inf)",
+                             se_dof=[r["se_dof"] for r in rows])
 
 
 def run_risk(args) -> dict:

@@ -133,3 +133,62 @@ def test_bad_setting_exit_2_one_line(files):
     assert r.returncode == 2 and "expected 1 entries" in r.stderr and r.stderr.count("\n") == 1
     r = softmix("risk", "--mc", "100")
     assert r.returncode == 2 and "--setting" in r.stderr
+
+
+# ---- the rules in process (synthetic sequences with known answers) ----------------------------------------
+def _fam():
+    from softmix.checks.mc_verdict import new_family
+
+    return new_family("test")
+
+
+INSIDE = {"inside": True, "allowance_coefficient": None}
+
+
+def test_limit_decision_refutes_confirms_and_reports_misfit_as_inconclusive():
+    from softmix.checks.mc_verdict import limit_decision
+
+    Ls, se = [100, 400, 1600], [0.02, 0.02, 0.02]
+    exact = [5.0 + 30.0 / L for L in Ls]  # a + b/L exactly, a = 5
+    kw = dict(reach=INSIDE, n_samples=1000, quantity="y")
+    assert limit_decision(Ls, exact, se, closed_form=5.0, family=_fam(), **kw)["verdict"] == "confirmed"
+    d = limit_decision(Ls, exact, se, closed_form=5.0, compare=4.5, family=_fam(), **kw)
+    assert d["verdict"] == "refuted" and d["value_tested"] == 4.5
+    bent = [5.0 + 30.0 / L - 40000.0 / L**2 for L in Ls]  # a visible 1/L^2 term: the model does not fit
+    d = limit_decision(Ls, bent, se, closed_form=4.0, family=_fam(), **kw)
+    assert d["verdict"] == "inconclusive" and "does not fit" in d["reason"] and d["settle"]["prompt_lengths"]
+
+
+def test_limit_decision_outside_reach_spends_no_alpha_and_allowance_blocks_refutation():
+    from softmix.checks.mc_verdict import limit_decision
+
+    Ls, se = [100, 400], [0.01, 0.01]
+    vals = [5.0 + 30.0 / L - 4000.0 / L**2 for L in Ls]  # two lengths: no goodness of fit, the limit is biased
+    out = {"inside": False, "reason": "few effective tokens: test", "settle_lengths": [800, 3200]}
+    d = limit_decision(Ls, vals, se, closed_form=5.0, reach=out, family=_fam(), n_samples=100, quantity="y")
+    assert d["verdict"] == "inconclusive" and "alpha" not in d and d["settle"]["prompt_lengths"] == [800, 3200]
+    d = limit_decision(Ls, vals, se, closed_form=5.0, family=_fam(), n_samples=100, quantity="y",
+                       reach={"inside": True, "allowance_coefficient": 4000.0})
+    assert d["verdict"] == "inconclusive" and "omitted c4" in d["reason"] and d["remainder_allowance"] > 0.1
+    d = limit_decision(Ls, vals, se, closed_form=5.0, family=_fam(), n_samples=100, quantity="y", reach=INSIDE)
+    assert d["verdict"] == "refuted"  # without the allowance the same data refute: the rule is what decides
+
+
+def test_estimated_standard_errors_with_few_dof_do_not_refute():
+    from softmix.checks.mc_verdict import limit_decision
+
+    Ls, se = [100, 400], [0.05, 0.05]
+    vals = [5.3 + 30.0 / L for L in Ls]
+    kw = dict(closed_form=5.0, reach=INSIDE, n_samples=3, quantity="y")
+    assert limit_decision(Ls, vals, se, family=_fam(), **kw)["verdict"] == "refuted"
+    d = limit_decision(Ls, vals, se, family=_fam(), se_dof=[2.0, 2.0], **kw)
+    assert d["verdict"] != "refuted" and d["se_inflation"] > 5
+
+
+def test_rate_band_and_a_single_length_past_the_threshold():
+    from softmix.checks.mc_verdict import rate_band, rate_decision
+
+    lo, hi = rate_band(1.0, 0.5, [100, 1600])
+    assert lo < -0.5 < hi
+    d = rate_decision([400], [0.5], [0.01], lam=1.0, log_power=None, family=_fam(), n_samples=10, quantity="q")
+    assert d["verdict"] == "inconclusive"

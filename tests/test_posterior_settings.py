@@ -223,3 +223,13 @@ def test_first_order_reach_thresholds():
     assert r["inside"] and r["first_correction"] == pytest.approx(0.2) and r["L_reach"] == 80
     r = ER.first_order_reach(2.0, 40.0, 800.0, [60, 400])
     assert not r["inside"]
+
+
+def test_example_setting_files_load():
+    from pathlib import Path
+
+    from softmix.numerics.mixture import load_json_file
+
+    root = Path(__file__).resolve().parents[1] / "examples" / "settings"
+    kinds = {setting_from_json(load_json_file(p), where=p.name).kind for p in sorted(root.glob("*.json"))}
+    assert kinds == {"icl_regression", "denoising"}
