@@ -31,6 +31,13 @@ def _plugin_option(sp):
                          "points, this project's paper library among them, are always loaded")
 
 
+def _verdict_options(sp, quantity):
+    sp.add_argument("--compare", metavar="VALUE",
+                    help=f"with --mc: test the limit of {quantity} against VALUE (a published constant) instead of "
+                         "the closed form; refuted exits 1")
+    sp.add_argument("--strict", action="store_true", help="with --mc: exit 1 also when the verdict is inconclusive")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="softmix", description="Verify theorems about softmax attention on Gaussian mixtures.")
     sub = p.add_subparsers(dest="cmd", parser_class=_Parser)
@@ -109,17 +116,22 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--mc", metavar="L1,L2,...", help="Monte Carlo at these prompt lengths")
             sp.add_argument("--reps", type=int, default=2000, help="Monte Carlo replicates per prompt length (needs --mc)")
             sp.add_argument("--seed", type=_seed, default=0, help="Monte Carlo seed")
+            _verdict_options(sp, "L * MSE")
         sp.set_defaults(fn=fn)
     sp = sub.add_parser("risk", help="finite-prompt risk of several heads sharing one prompt (1/L coefficient)")
     for opt, hlp in (("--mixture", "token law: a mixture file {weights, means, covariances}"),
                      ("--heads", "the heads sharing the prompt: a JSON list of {U, V, W?} (W defaults to the identity)"),
                      ("--queries", "query law: a mixture file of the same dimension as the tokens"),
                      ("--target", "the target: {B, noise_covariance} (JSON)")):
-        sp.add_argument(opt, required=True, metavar="FILE.json", help=hlp)
+        sp.add_argument(opt, metavar="FILE.json", help=hlp + " (or --setting)")
+    sp.add_argument("--setting", metavar="FILE.json",
+                    help='a ready setting instead of the four files: {"icl_regression": {...}} or {"denoising": {...}} '
+                         "(docs/finite-prompt.md)")
     sp.add_argument("--dps", type=int, help="decimal digits (mpmath, 5-1000); default: float64")
     sp.add_argument("--mc", metavar="L1,L2,...", help="also simulate full-token prompts at these lengths")
     sp.add_argument("--reps", type=int, help="Monte Carlo replicates per prompt length (needs --mc; default 2000)")
     sp.add_argument("--seed", type=_seed, help="Monte Carlo seed (non-negative; default 0)")
+    _verdict_options(sp, "L (R_L - R_inf)")
     sp.add_argument("--json", metavar="PATH", help="also write the printed JSON to PATH")
     sp.set_defaults(fn=_cmd_risk)
     return p

@@ -53,9 +53,17 @@ def cmd_finite_prompt(args):
     from softmix.numerics import finite_prompt as F
     from softmix.numerics.errors import InputError
     from softmix.numerics.precision import fmt_mp
-    from softmix.checks.montecarlo import finite_prompt_study
+    from .risk_cli import parse_compare
 
     mix, U, V, z = _load_inputs(args)
+    compare = parse_compare(args)
+    Ls = None
+    if args.mc:
+        Ls = parse_lengths(args.mc)
+        if args.reps < 2:
+            raise InputError("--reps must be at least 2")
+    elif args.reps is not None and args.reps != 2000:
+        raise InputError("--reps needs --mc")
     if args.dps:
         c = F.finite_prompt_constants_mp(mix, U, V, z, dps=args.dps + 15)
         f = lambda x: fmt_mp(x, args.dps)
@@ -70,19 +78,48 @@ def cmd_finite_prompt(args):
                "effective_sample_fraction": float(c["effective_sample_fraction"]), "rho": float(c["rho"]),
                "mse_coefficient": float(c["mse"]), "limit": c["limit"].tolist()}
     if args.mc:
-        Ls = parse_lengths(args.mc)
-        if args.reps < 2:
-            raise InputError("--reps must be at least 2")
-        doc["monte_carlo"] = finite_prompt_study(mix, np.array(U, float), np.array(V, float),
-                                                 np.array(z, float), Ls, args.reps, args.seed)
-    elif args.reps is not None and args.reps != 2000:
-        raise InputError("--reps needs --mc")
+        doc["monte_carlo"], doc["decision"] = _finite_prompt_mc(args, mix, U, V, z, Ls, compare)
     write_json(doc, args.json)
-    return 0
+    return _verdict_exit("finite-prompt", doc, args)
+
+
+def _finite_prompt_mc(args, mix, U, V, z, Ls, compare):
+    """Simulated L * MSE per prompt length and the verdict on its limit (``checks.mc_verdict``)."""
+    import numpy as np
+    from softmix.numerics import finite_prompt as F
+    from . import mc_verdict as MV
+    from .montecarlo import finite_prompt_rows
+
+    Uf, Vf, zf = (np.array(x, float) for x in (U, V, z))
+    c = F.finite_prompt_constants(mix, Uf, Vf, zf)
+    rows = finite_prompt_rows(mix, Uf, Vf, zf, Ls, args.reps, args.seed, c["limit"])
+    reach = MV.finite_prompt_reach(mix, Uf, Vf, zf, Ls)
+    dec = MV.limit_decision(Ls, [r["L_mse"] for r in rows], [r["L_mse_se"] for r in rows],
+                            closed_form=float(c["mse"]), compare=compare, reach=reach,
+                            family=MV.new_family("softmix finite-prompt --mc"), n_samples=int(args.reps),
+                            quantity="L * MSE", se_dof=[r["se_dof"] for r in rows])
+    mc = {"seed": int(args.seed), "replicates": int(args.reps), "method": "projected", "per_L": rows,
+          "reading": "L * MSE = L E||T_L - T||^2 and L * mean error per prompt length over independent replicates; "
+                     "L * MSE approaches mse_coefficient with an O(1/L) remainder inside the expansion's reach"}
+    return mc, dec
+
+
+def _verdict_exit(command, doc, args) -> int:
+    """The one-line summary of a --mc verdict on stderr and its exit code (0, or 1 when refuted / strict)."""
+    import sys
+
+    dec = doc.get("decision")
+    if dec is None:
+        return 0
+    from .mc_verdict import exit_code, summary_line
+
+    print(summary_line(command, dec), file=sys.stderr)
+    return exit_code(dec, bool(getattr(args, "strict", False)))
 
 
 def cmd_risk(args):
     from softmix.checks.risk_cli import run_risk
 
-    write_json(run_risk(args), args.json)
-    return 0
+    doc = run_risk(args)
+    write_json(doc, args.json)
+    return _verdict_exit("risk", doc, args)

@@ -94,7 +94,9 @@ class InverseLRule(Rule):
                 f"two-sided z-test of a == predicted (Bonferroni over coordinates) and, with >= 3 prompt lengths, a "
                 f"chi-square goodness-of-fit test per coordinate (Bonferroni over coordinates); level {self.alpha:.3g} split between them{m}")
 
-    def decide(self, Ls, values, ses, predicted, n_samples=None) -> dict:
+    def decide(self, Ls, values, ses, predicted, n_samples=None, predicted_se=None) -> dict:
+        """``predicted_se``: the standard error of ``predicted`` when it is itself a Monte Carlo estimate
+        (independent of the sequence); the limit's z-test then uses sqrt(se_a^2 + predicted_se^2)."""
         Ls = list(Ls)
         if len(Ls) < 2 or len(set(Ls)) < 2:
             return self._wrap({"passed": None, "verdict": "inconclusive", "alpha": self.alpha,
@@ -105,8 +107,8 @@ class InverseLRule(Rule):
         fit = fit_inverse_L(Ls, values, ses)
         gof = fit["dof"] > 0
         a_lim = self.alpha / 2 if gof else self.alpha
-        zt = ZTest(a_lim, self.margin, self.relative, name="limit").decide(fit["limit"], fit["limit_se"], predicted,
-                                                                             n_samples)
+        se_lim = fit["limit_se"] if predicted_se is None else list(np.hypot(fit["limit_se"], predicted_se))
+        zt = ZTest(a_lim, self.margin, self.relative, name="limit").decide(fit["limit"], se_lim, predicted, n_samples)
         out = {"fit": fit, "limit_test": zt, "alpha": self.alpha}
         passed, verdict = zt["passed"], zt["verdict"]
         if gof:

@@ -19,12 +19,32 @@ from softmix.numerics.finite_prompt import finite_prompt_constants, simulate_out
 from .rules import AlphaFamily, ZTest, combine
 from .fits import InverseLRule, SlopeRule, mean_se_dof
 
-__all__ = ["finite_prompt_study", "mc_errors"]
+__all__ = ["finite_prompt_study", "finite_prompt_rows", "mc_errors"]
 
 
 def mc_errors(mix, U, V, z, L, R, rng, limit, method="projected"):
     out = simulate_outputs(mix, U, V, z, L, R, rng, method=method)
     return out - np.asarray(limit)[None, :]
+
+
+def finite_prompt_rows(mix, U, V, z, Ls, R, seed, limit, method: str = "projected") -> list[dict]:
+    """Per prompt length (streams ``SeedSequence(seed).spawn(len(Ls))``): L * mean error, L * MSE, RMSE,
+    each with its standard error over R replicates, and the effective dof of the MSE's standard error."""
+    rows = []
+    for L, ss in zip(Ls, np.random.SeedSequence(int(seed)).spawn(len(Ls))):
+        err = mc_errors(mix, U, V, z, int(L), int(R), np.random.default_rng(ss), limit, method)
+        sq = (err**2).sum(axis=1)
+        rows.append({
+            "L": int(L),
+            "L_mean_error": (L * err.mean(0)).tolist(),
+            "L_mean_error_se": (L * err.std(0, ddof=1) / np.sqrt(R)).tolist(),
+            "L_mse": float(L * sq.mean()),
+            "L_mse_se": float(L * sq.std(ddof=1) / np.sqrt(R)),
+            "rmse": float(np.sqrt(sq.mean())),
+            "rmse_se": float(sq.std(ddof=1) / np.sqrt(R) / (2 * np.sqrt(sq.mean()))),
+            "se_dof": mean_se_dof(sq),
+        })
+    return rows
 
 
 def finite_prompt_study(mix, U, V, z, Ls, R, seed, alpha: float | None = None, limit=None, constants=None,
@@ -39,21 +59,7 @@ def finite_prompt_study(mix, U, V, z, Ls, R, seed, alpha: float | None = None, l
     c = constants or finite_prompt_constants(mix, U, V, z)
     limit = c["limit"] if limit is None else np.asarray(limit)
     fam = family if family is not None else AlphaFamily(alpha, name="finite-prompt study")
-    streams = np.random.SeedSequence(int(seed)).spawn(len(Ls))
-    rows = []
-    for L, ss in zip(Ls, streams):
-        err = mc_errors(mix, U, V, z, int(L), int(R), np.random.default_rng(ss), limit, method)
-        sq = (err**2).sum(axis=1)
-        rows.append({
-            "L": int(L),
-            "L_mean_error": (L * err.mean(0)).tolist(),
-            "L_mean_error_se": (L * err.std(0, ddof=1) / np.sqrt(R)).tolist(),
-            "L_mse": float(L * sq.mean()),
-            "L_mse_se": float(L * sq.std(ddof=1) / np.sqrt(R)),
-            "rmse": float(np.sqrt(sq.mean())),
-            "rmse_se": float(sq.std(ddof=1) / np.sqrt(R) / (2 * np.sqrt(sq.mean()))),
-            "se_dof": mean_se_dof(sq),
-        })
+    rows = finite_prompt_rows(mix, U, V, z, Ls, R, seed, limit, method)
     Lv = [r["L"] for r in rows]
     multi = len(set(Lv)) >= 2
     a_bias, a_mse, a_slope = (fam.take("bias-limit", 3), fam.take("mse-limit", 3), fam.take("rmse-slope", 3)) \

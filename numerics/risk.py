@@ -51,13 +51,23 @@ class Head:
 
 @dataclass(frozen=True)
 class Target:
-    """y = B z + eps, eps ~ N(0, noise_covariance) independent of z and of the prompt."""
+    """y = B z + eps, eps ~ N(0, noise_covariance) independent of z and of the prompt.  A target is
+    anything with ``conditional_mean(Z)`` (E[y | z], (n, q)) and ``conditional_trace(Z)`` (tr Cov(y | z),
+    (n,)); ``linear = True`` only here (closed forms); e.g. ``posterior.PosteriorMeanTarget`` is not."""
     B: tuple
     noise: tuple
+
+    linear = True
 
     def arrays(self):
         f = lambda M: np.array([[float(x) for x in r] for r in M])
         return f(self.B), f(self.noise)
+
+    def conditional_mean(self, Z):
+        return np.atleast_2d(Z) @ self.arrays()[0].T
+
+    def conditional_trace(self, Z):
+        return np.full(len(np.atleast_2d(Z)), float(np.trace(self.arrays()[1])))
 
 
 def _matrix(obj, where):
@@ -184,10 +194,10 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
     # P_h grad Lambda(a_h) = sum_j w_j (P_h m_j + P_h G_j a_h)
     Pg = [sum(one[h][0][:, j:j + 1] * (Pm[h][j][None, :] + A[h] @ PG[h][j].T) for j in range(Kc)) for h in range(H)]
     pred = sum(Pg)
-    r = Z @ B.T - pred
+    r = (Z @ B.T if B is not None else target.conditional_mean(Z)) - pred
     var = np.zeros(n)
     cross = np.zeros(n)
-    bias = np.zeros((H, n, B.shape[0]))
+    bias = np.zeros((H, n, r.shape[1]))
     rho = np.zeros((H, H, n))
     for h in range(H):
         for k in range(h, H):
@@ -212,7 +222,7 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
                 cross += 2 * t
     bres = -2.0 * np.einsum("nq,hnq->n", r, bias)
     return {"variance": var, "cross": cross, "bias_residual": bres, "K": var + bres,
-            "risk_infinite": (r**2).sum(1) + trN, "residual": r, "prediction": pred,
+            "risk_infinite": (r**2).sum(1) + (trN if B is not None else target.conditional_trace(Z)), "residual": r, "prediction": pred,
             "bias": bias, "rho": rho}
 
 
@@ -232,7 +242,7 @@ def _prepared(mix, heads, target):
     Pm = [[P[h] @ m[j] for j in range(len(w))] for h in range(len(P))]
     trPGP = [[[float(np.trace(P[h] @ G[j] @ P[k].T)) for j in range(len(w))] for k in range(len(P))] for h in range(len(P))]
     Ut = [np.ascontiguousarray(U.T) for U, _V, _W in arr]
-    B, N = target.arrays()
+    B, N = target.arrays() if getattr(target, "linear", False) else (None, np.zeros((1, 1)))  # None: E[y|z] not linear
     out = (P, PG, Pm, trPGP, Ut, B, float(np.trace(N)))
     if len(_PREP) > 64:
         _PREP.clear()
@@ -261,7 +271,9 @@ def _mpm(M):
 
 
 def risk_constants_mp(mix: GaussianMixture, heads, target: Target, z, dps: int = 50) -> dict:
-    """The same constants for one query at ``dps`` digits (mpf)."""
+    """The same constants for one query at ``dps`` digits (mpf); linear targets only."""
+    if not getattr(target, "linear", False):
+        raise InputError("risk_constants_mp needs a linear target y = B z + eps")
     with workdps(dps):
         w, m, G = mix.mp()
         zm = mpm.matrix([to_mpf(x) for x in z])
@@ -432,8 +444,8 @@ def averaged_risk(mix: GaussianMixture, heads, queries: GaussianMixture, target:
                   n_mc: int = 200000, seed=0, drop: str | None = None) -> dict:
     """E_z of the per-query constants for z ~ queries (a Gaussian mixture, singular covariances allowed).
 
-    Gaussian tokens: closed form per query component (``method='closed-form'``; mpmath at ``dps``
-    digits if given).  Mixture tokens: importance-sampled Monte Carlo over queries, per query
+    Gaussian tokens and a linear target: closed form per query component (``method='closed-form'``; mpmath at ``dps``
+    digits if given).  Otherwise (mixture tokens or a target not linear in z): importance-sampled Monte Carlo over queries, per query
     component xi ~ N(0, tau^2 I) with tau^2 = 1 / (1 - 2 lambda*) so that the estimator has finite
     variance for every lambda* < 1/2 (``method='monte-carlo'`` with ``standard_error``).
     ``drop`` ('bias-residual' or 'cross') removes that term (negative controls)."""
@@ -442,7 +454,7 @@ def averaged_risk(mix: GaussianMixture, heads, queries: GaussianMixture, target:
             "log_power": th.get("log_power")}
     if "log_power_note" in th:
         base["log_power_note"] = th["log_power_note"]
-    if mix.n_components == 1:
+    if mix.n_components == 1 and getattr(target, "linear", False):
         return {**base, **_closed_form(mix, heads, queries, target, dps, drop, th["finite"])}
     return {**base, **_mc_average(mix, heads, queries, target, th, n_mc, seed, drop)}
 

@@ -53,6 +53,13 @@ _EXPORTS = {
     "finite_prompt_constants_mp": ("softmix.numerics.finite_prompt", "finite_prompt_constants_mp"),
     "simulate_outputs": ("softmix.numerics.finite_prompt", "simulate_outputs"),
     "finite_prompt_attention": ("softmix.numerics.finite_prompt", "finite_prompt_attention"),
+    # ready settings and the K-component Bayes denoiser (numerics/settings.py, numerics/posterior.py)
+    "icl_regression_setting": ("softmix.numerics.settings", "icl_regression"),
+    "denoising_setting": ("softmix.numerics.settings", "denoising"),
+    "setting_from_json": ("softmix.numerics.settings", "setting_from_json"),
+    "posterior_mean": ("softmix.numerics.posterior", "posterior_mean"),
+    "posterior_mean_mp": ("softmix.numerics.posterior", "posterior_mean_mp"),
+    "posterior_covariance": ("softmix.numerics.posterior", "posterior_covariance"),
     # claims and the engine
     "Claim": ("softmix.checks.registry", "Claim"),
     "Control": ("softmix.checks.registry", "Control"),

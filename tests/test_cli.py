@@ -70,10 +70,11 @@ def test_finite_prompt_constants_and_monte_carlo(files):
     assert abs(float(lo["rho"]) - float(hi["rho"])) < 1e-12 * float(hi["rho"])
     for a, b in zip(lo["bias_coefficient"], hi["bias_coefficient"]):
         assert abs(a - float(b)) < 1e-12 * max(1, abs(float(b)))
-    mc = lo["monte_carlo"]
-    assert mc["mse_limit_test"]["passed"] and mc["bias_limit_test"]["passed"]
-    # one alpha for the three tests of the study, split by construction
-    assert abs(mc["alpha"]["spent"] - 1e-3) < 1e-12 and len(mc["alpha"]["tests"]) == 3
+    mc, dec = lo["monte_carlo"], lo["decision"]
+    assert [row["L"] for row in mc["per_L"]] == [50, 400]
+    # the verdict on lim L * MSE (checks.mc_verdict): inside the expansion's reach here, one alpha for the run
+    assert dec["reach"]["inside"] and dec["verdict"] == "confirmed" and "confirmed" in r.stderr
+    assert abs(dec["alpha"]["spent"] - 1e-3) < 1e-12 and list(dec["alpha"]["tests"]) == ["limit"]
 
 
 @pytest.mark.parametrize("mix,msg", [

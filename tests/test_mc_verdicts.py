@@ -1,0 +1,194 @@
+"""Verdicts of `softmix risk --mc` and `softmix finite-prompt --mc` (issue 26), tested as processes: exit codes,
+the `decision` object, the one-line summary on stderr, and the reach rules (docs/finite-prompt.md, sec. 10)."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+ICL = {"icl_regression": {"d": 5, "noise_variance": "0.1", "omega": ["0.3", "-0.2"], "mu": ["1.5", "0.8"]}}
+EXACT = 8.23927459307818  # the closed form on ICL (the published loss approximation: 6.697)
+MIX4 = {"weights": ["0.3", "0.25", "0.25", "0.2"],
+        "means": [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"], ["-0.6", "-0.6", "0.5"]],
+        "covariances": [[["0.12", "0", "0"], ["0", "0.12", "0"], ["0", "0", "0.12"]]] * 4}
+EYE3 = [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]]
+QUERY = "0.9,0.2,-0.1"
+
+
+def softmix(*args):
+    return subprocess.run([sys.executable, "-m", "softmix", *map(str, args)], capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def files(tmp_path):
+    def write(name, obj):
+        p = tmp_path / name
+        p.write_text(json.dumps(obj))
+        return str(p)
+    return write
+
+
+def _scaled(c):
+    return [[c if i == j else "0" for j in range(3)] for i in range(3)]
+
+
+def _risk(files, *extra):
+    r = softmix("risk", "--setting", files("icl.json", ICL), "--mc", "100,400,1600", "--reps", 3000, "--seed", 11, *extra)
+    doc = json.loads(r.stdout) if r.stdout else None
+    return r, doc
+
+
+def test_risk_compare_published_constant_is_refuted(files):
+    r, doc = _risk(files, "--compare", "6.697")
+    assert r.returncode == 1, r.stderr
+    d = doc["decision"]
+    assert d["verdict"] == "refuted" and d["value_tested"] == 6.697
+    assert abs(d["closed_form"] - EXACT) < 1e-9
+    lo, hi = d["interval"]
+    assert lo > 6.697 and lo <= EXACT <= hi  # the simulation sees the exact constant, not the published one
+    line = r.stderr.strip()
+    assert "\n" not in line and "refuted" in line and "closed form 8.2393" in line and "tested 6.697" in line
+
+
+def test_risk_compare_exact_constant_exits_0(files):
+    r, doc = _risk(files, "--compare", "8.2393")
+    assert r.returncode == 0, r.stderr
+    assert doc["decision"]["verdict"] == "confirmed" and "confirmed" in r.stderr
+
+
+def test_risk_without_compare_prints_limit_closed_form_and_verdict(files):
+    r, doc = _risk(files)
+    assert r.returncode == 0, r.stderr
+    d = doc["decision"]
+    assert d["verdict"] in ("confirmed", "inconclusive") and d["reason"]
+    assert d["statement"] == "lim L (R_L - R_inf) == the closed form" and d["reach"]["inside"]
+    assert d["interval"][0] < d["fitted_limit"] < d["interval"][1] and abs(d["closed_form"] - EXACT) < 1e-9
+    assert d["alpha"]["family_alpha"] == 1e-3 and abs(d["alpha"]["spent"] - 1e-3) < 1e-15
+    assert doc["setting"]["kind"] == "icl_regression"
+    for needle in ("lim L (R_L - R_inf) = ", "closed form 8.2393", d["verdict"]):
+        assert needle in r.stderr
+
+
+def test_finite_prompt_rho_near_80_is_inconclusive_not_refuted(files):
+    """Smart et al.'s failure rebuilt: rho = 82 leaves L / rho = 6 effective tokens at L = 499.  The fit a + b/L is
+    far from the (correct) closed form there -- the old rule said refuted -- but the expansion has not started:
+    inconclusive, with its reason and the prompt lengths that would settle it."""
+    m, u, v = files("m.json", MIX4), files("u.json", _scaled("5.6")), files("v.json", EYE3)
+    r = softmix("finite-prompt", "--mixture", m, "--U", u, "--V", v, "--query", QUERY, "--mc", "499,2000,8000",
+                "--reps", 400, "--seed", 2)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert 75 < doc["rho"] < 90
+    d = doc["decision"]
+    assert d["verdict"] == "inconclusive" and "few effective tokens" in d["reason"]
+    assert d["reach"]["inside"] is False and d["settle"]["prompt_lengths"][0] >= 10**5
+    assert not (d["interval"][0] <= d["closed_form"] <= d["interval"][1])  # what a bare z-test would have refuted
+    assert "inconclusive" in r.stderr and "prompt lengths that would settle it" in r.stderr
+    r = softmix("finite-prompt", "--mixture", m, "--U", u, "--V", v, "--query", QUERY, "--mc", "499,2000",
+                "--reps", 50, "--seed", 2, "--strict")
+    assert r.returncode == 1 and json.loads(r.stdout)["decision"]["verdict"] == "inconclusive"
+
+
+def test_finite_prompt_inside_reach_wrong_compare_is_refuted_and_closed_form_confirmed(files):
+    m, u, v = files("m.json", MIX4), files("u.json", _scaled("1.5")), files("v.json", EYE3)
+    base = ["finite-prompt", "--mixture", m, "--U", u, "--V", v, "--query", QUERY, "--mc", "100,400,1600",
+            "--reps", 1000, "--seed", 5]
+    r = softmix(*base, "--compare", "1.9")
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["decision"]["reach"]["inside"] and doc["decision"]["verdict"] == "refuted"
+    assert abs(doc["mse_coefficient"] - 1.5873) < 1e-4 and "refuted" in r.stderr
+    r = softmix(*base)
+    assert r.returncode == 0 and json.loads(r.stdout)["decision"]["verdict"] == "confirmed", r.stderr
+
+
+def test_risk_past_threshold_decides_the_rate_and_refutes_a_finite_constant(files):
+    """The paper's two-head Bayes denoiser (lambda* = 1.586): no finite 1/L coefficient, so a published finite
+    constant is refuted by the decay rate (slower than 1/L), and the text names the infinite coefficient."""
+    den = files("den.json", {"denoising": {"m1": ["3", "0"], "m2": ["0", "3"], "gamma": "1", "xi": "2", "pi1": "0.3"}})
+    r = softmix("risk", "--setting", den, "--mc", "100,400,1600", "--reps", 1000, "--seed", 3, "--compare", "40")
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    d = doc["decision"]
+    assert d["past_threshold"] and d["verdict"] == "refuted" and d["slope_interval"][1] < -0.1
+    assert doc["coefficient_1_over_L"] is None and "infinite" in doc["coefficient_note"]
+    assert "no finite 1/L coefficient" in doc["monte_carlo"]["reading"]
+    assert "past the threshold" in r.stderr and "infinite" in r.stderr
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--compare", "6.7"], "--compare needs --mc"),
+    (["--strict"], "--strict needs --mc"),
+    (["--mc", "100", "--compare", "x"], "--compare"),
+    (["--mixture", "m.json"], "--setting replaces --mixture"),
+])
+def test_bad_verdict_options_exit_2_one_line(files, args, needle):
+    r = softmix("risk", "--setting", files("icl.json", ICL), *args)
+    assert r.returncode == 2 and r.stdout == "" and needle in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_bad_setting_exit_2_one_line(files):
+    r = softmix("risk", "--setting", files("s.json", {"icl_regression": {"d": 5, "noise_variance": "0.1",
+                                                                          "omega": ["0.3"], "mu": ["1", "2"]}}))
+    assert r.returncode == 2 and "expected 1 entries" in r.stderr and r.stderr.count("\n") == 1
+    r = softmix("risk", "--mc", "100")
+    assert r.returncode == 2 and "--setting" in r.stderr
+
+
+# ---- the rules in process (synthetic sequences with known answers) ----------------------------------------
+def _fam():
+    from softmix.checks.mc_verdict import new_family
+
+    return new_family("test")
+
+
+INSIDE = {"inside": True, "allowance_coefficient": None}
+
+
+def test_limit_decision_refutes_confirms_and_reports_misfit_as_inconclusive():
+    from softmix.checks.mc_verdict import limit_decision
+
+    Ls, se = [100, 400, 1600], [0.02, 0.02, 0.02]
+    exact = [5.0 + 30.0 / L for L in Ls]  # a + b/L exactly, a = 5
+    kw = dict(reach=INSIDE, n_samples=1000, quantity="y")
+    assert limit_decision(Ls, exact, se, closed_form=5.0, family=_fam(), **kw)["verdict"] == "confirmed"
+    d = limit_decision(Ls, exact, se, closed_form=5.0, compare=4.5, family=_fam(), **kw)
+    assert d["verdict"] == "refuted" and d["value_tested"] == 4.5
+    bent = [5.0 + 30.0 / L - 40000.0 / L**2 for L in Ls]  # a visible 1/L^2 term: the model does not fit
+    d = limit_decision(Ls, bent, se, closed_form=4.0, family=_fam(), **kw)
+    assert d["verdict"] == "inconclusive" and "does not fit" in d["reason"] and d["settle"]["prompt_lengths"]
+
+
+def test_limit_decision_outside_reach_spends_no_alpha_and_allowance_blocks_refutation():
+    from softmix.checks.mc_verdict import limit_decision
+
+    Ls, se = [100, 400], [0.01, 0.01]
+    vals = [5.0 + 30.0 / L - 4000.0 / L**2 for L in Ls]  # two lengths: no goodness of fit, the limit is biased
+    out = {"inside": False, "reason": "few effective tokens: test", "settle_lengths": [800, 3200]}
+    d = limit_decision(Ls, vals, se, closed_form=5.0, reach=out, family=_fam(), n_samples=100, quantity="y")
+    assert d["verdict"] == "inconclusive" and "alpha" not in d and d["settle"]["prompt_lengths"] == [800, 3200]
+    d = limit_decision(Ls, vals, se, closed_form=5.0, family=_fam(), n_samples=100, quantity="y",
+                       reach={"inside": True, "allowance_coefficient": 4000.0})
+    assert d["verdict"] == "inconclusive" and "omitted c4" in d["reason"] and d["remainder_allowance"] > 0.1
+    d = limit_decision(Ls, vals, se, closed_form=5.0, family=_fam(), n_samples=100, quantity="y", reach=INSIDE)
+    assert d["verdict"] == "refuted"  # without the allowance the same data refute: the rule is what decides
+
+
+def test_estimated_standard_errors_with_few_dof_do_not_refute():
+    from softmix.checks.mc_verdict import limit_decision
+
+    Ls, se = [100, 400], [0.05, 0.05]
+    vals = [5.3 + 30.0 / L for L in Ls]
+    kw = dict(closed_form=5.0, reach=INSIDE, n_samples=3, quantity="y")
+    assert limit_decision(Ls, vals, se, family=_fam(), **kw)["verdict"] == "refuted"
+    d = limit_decision(Ls, vals, se, family=_fam(), se_dof=[2.0, 2.0], **kw)
+    assert d["verdict"] != "refuted" and d["se_inflation"] > 5
+
+
+def test_rate_band_and_a_single_length_past_the_threshold():
+    from softmix.checks.mc_verdict import rate_band, rate_decision
+
+    lo, hi = rate_band(1.0, 0.5, [100, 1600])
+    assert lo < -0.5 < hi
+    d = rate_decision([400], [0.5], [0.01], lam=1.0, log_power=None, family=_fam(), n_samples=10, quantity="q")
+    assert d["verdict"] == "inconclusive"
