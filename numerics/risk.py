@@ -27,7 +27,7 @@ import numpy as np
 
 from .errors import InputError
 from .mixture import GaussianMixture, parse_number, psd_sqrt
-from .precision import to_mpf, workdps
+from .precision import exact_inputs, to_mpf, workdps
 
 __all__ = ["Head", "Target", "parse_heads", "parse_target", "risk_constants", "risk_constants_mp",
            "gaussian_exp_quadratic_mean", "gaussian_exp_quadratic_mean_mp", "averaged_risk",
@@ -260,8 +260,10 @@ def _mpm(M):
     return mpm.matrix([[to_mpf(x) for x in r] for r in M])
 
 
+@exact_inputs("mix", "heads", "target", "z")
 def risk_constants_mp(mix: GaussianMixture, heads, target: Target, z, dps: int = 50) -> dict:
-    """The same constants for one query at ``dps`` digits (mpf)."""
+    """The same constants for one query at ``dps`` digits (mpf); inputs as in
+    :mod:`softmix.numerics.precision` (strings ``"1/3"`` exact, inexact floats warn)."""
     with workdps(dps):
         w, m, G = mix.mp()
         zm = mpm.matrix([to_mpf(x) for x in z])
