@@ -102,8 +102,8 @@ class _ClaimCollector:
         self.files, self.seed, self.profile, self.strict = set(files), seed, profile, strict
 
     def pytest_report_header(self, config):
-        return (f"softmix claims: {len(self.files)} file(s), seed {self.seed} (--softmix-seed), "
-                f"profile {self.profile}{', strict' if self.strict else ''}")
+        return (f"softmix claims: {len(self.files)} file(s), seed {self.seed}, profile {self.profile}"
+                f"{', strict' if self.strict else ''} (--softmix-seed, --softmix-profile)")
 
     def pytest_collect_file(self, file_path, parent):
         if os.path.realpath(str(file_path)) in self.files:

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 
 import softmix
 import softmix.strategies as sst
+from softmix.numerics.precision import mp_matrix
 from softmix.testing import assert_agrees, assert_float64_agrees
 
 DPS = 40
@@ -46,7 +47,7 @@ def shared_covariance_form(pb, drop_G: bool = False):
     """My statement, at DPS digits: V G U z + V sum_k softmax_k(log pi_k + m_k^T U z) m_k."""
     with mpm.workdps(DPS):
         w, m, G = pb.mix.mp()
-        U, V, z = (softmix.numerics.precision.mp_matrix(M) for M in (pb.U, pb.V, [[x] for x in pb.z]))
+        U, V, z = (mp_matrix(M) for M in (pb.U, pb.V, [[x] for x in pb.z]))
         a = U * z
         s = [mpm.log(w[k]) + (m[k].T * a)[0] for k in range(len(w))]
         top = max(s)

@@ -33,7 +33,7 @@ def test_a_claim_file_gives_one_item_per_claim_true_pass_false_fail_with_counter
     out = _pytest(["--softmix-claims", "user_claims.py", "--softmix-seed", "11", "-rA"], tmp_path)
     text = out.stdout + out.stderr
     assert out.returncode == 1, text
-    assert "softmix claims: 1 file(s), seed 11 (--softmix-seed), profile quick" in text
+    assert "softmix claims: 1 file(s), seed 11, profile quick (--softmix-seed, --softmix-profile)" in text
     assert "2 failed, 2 passed" in text
     for cid in ("pt-true-affine", "pt-true-sum"):
         assert f"PASSED user_claims.py::{cid}" in text
