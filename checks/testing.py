@@ -78,7 +78,7 @@ def _finding_lines(findings) -> list[str]:
     out = []
     for f in findings or []:
         if isinstance(f, dict):
-            head = " / ".join(str(f[k]) for k in ("kind", "where", "place", "statement") if f.get(k))
+            head = " / ".join(str(f[k]) for k in ("kind", "finding", "where", "place") if f.get(k))
             detail = f.get("detail") or f.get("text") or f.get("summary") or _compact(f, 300)
             out.append(f"finding: {head + ': ' if head else ''}{_compact(detail, 300)}")
         else:
