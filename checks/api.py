@@ -26,7 +26,7 @@ Writing a claim::
                    profiles={"full": {"dim": 4}})
     def my_claim(p: P, ctx):
         data = ctx.data("instance", lambda rng: make_instance(rng, p.dim), params=p)  # shared with controls
-        rule = softmix.Residual(p.dps)
+        rule = softmix.Residual(dps=p.dps)         # agree to dps - 10 digits (or Residual(digits=30))
         res = stated(data, flip=ctx.control("flipped-sign")) - reference(data)
         rows = [{"dim": p.dim, **rule.decide(res)}]
         return softmix.part("numeric", rows)

@@ -34,7 +34,11 @@ Statistics by construction
   - :class:`~softmix.checks.fits.InverseLRule` (in :mod:`softmix.checks.fits`) -- fit ``y(L) = a + b / L`` across prompt lengths (the known O(1/L)
     remainder of an ``L * bias`` or ``L * MSE`` sequence) and z-test the limit ``a``.
   - :class:`Threshold` -- a deterministic bound (no alpha spent).
-  - :func:`residual_test` -- precision-derived residual rule for high-precision numerics.
+  - :class:`Residual` -- precision-derived agreement of high-precision numerics
+    (``Residual(digits=d)``: agree to d digits; ``Residual(dps=p, guard=g)``: p - g digits).
+  - :class:`Float64Agreement` -- a float64 result against an exact or high-precision reference,
+    tolerance ``ulps * condition * eps * max(1, |reference|)`` from machine epsilon and the
+    problem's condition number.
 * :func:`combine` -- the claim's verdict from its rules' verdicts: any ``refuted`` refutes (each
   test ran at its share of alpha), else any ``inconclusive`` makes it inconclusive.
 """
@@ -50,7 +54,7 @@ from scipy import stats
 
 __all__ = ["ALPHA", "claim_alpha", "alpha_share", "alpha_accounting", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest",
            "Threshold", "combine", "z_critical", "t_critical", "zscore_test", "residual_test", "verdict_from", "fmt",
-           "Residual", "Bound"]
+           "Residual", "Float64Agreement", "EPS64", "Bound"]
 
 #: Family-wise false-refutation level of every claim in softmix (all its Monte Carlo tests together).
 ALPHA = 1e-3
@@ -362,10 +366,18 @@ def zscore_test(estimate, se, predicted, alpha: float = ALPHA) -> dict:
 
 def residual_test(residual, dps: int, scale=1, guard: int = 10) -> dict:
     """|residual| <= 10^(guard - dps) * max(1, |scale|): precision-derived, no alpha."""
-    tol = mpm.mpf(10) ** (guard - int(dps)) * max(mpm.mpf(1), abs(mpm.mpf(scale)))
-    res = abs(mpm.mpf(residual))
+    tol = mpm.mpf(10) ** (guard - int(dps)) * max(mpm.mpf(1), abs(_real_mp(scale)))
+    res = abs(_real_mp(residual))
     return {"passed": bool(res <= tol), "residual": mpm.nstr(res, 5), "tolerance": mpm.nstr(tol, 3),
             "dps": int(dps)}
+
+
+def _real_mp(x):
+    """An mpf from an mpf, float, int, Fraction or SymPy number (exact ones rounded at the current precision)."""
+    if isinstance(x, mpm.mpf):
+        return x
+    v = _exact_or_mp(x.item() if isinstance(x, np.generic) else x)
+    return v if isinstance(v, mpm.mpf) else mpm.mpf(v.numerator) / v.denominator
 
 
 def verdict_from(passed, kind: str = "numeric") -> str:
@@ -388,23 +400,130 @@ def _rule_verdict(passed) -> str:
 
 
 class Residual(Rule):
-    """High-precision agreement: |value - reference| <= 10^(guard - dps) * max(1, |scale|) at
-    ``dps`` digits (exact arithmetic rounded at ``dps`` digits: the tolerance is derived from the
-    precision, not tuned).  No alpha is spent."""
+    """High-precision agreement, the tolerance derived from the precision (not tuned).  No alpha.
+
+    Say it one of two equivalent ways:
+
+    * ``Residual(digits=d)`` -- the value and the reference agree to ``d`` digits:
+      ``|value - reference| <= 10^-d * max(1, |scale|)``; compute them at ``rule.dps = d + guard``
+      digits, so the last ``guard`` (default 10) digits absorb rounding;
+    * ``Residual(dps=p, guard=g)`` -- the values were computed at ``p`` digits; the tolerance is
+      ``10^(g - p) * max(1, |scale|)``, i.e. ``digits = p - g``.
+
+    A positional argument is ``dps`` (kept for existing callers): ``Residual(50)`` checks 40 digits,
+    and ``Residual(12)`` checks 2 digits (a tolerance of 1e-2), *not* 12 -- write
+    ``Residual(digits=12)`` for that.  ``decide(residual, scale=1)`` takes ``value - reference``
+    (any real: mpf, Fraction, float; or an array / mpmath matrix, whose largest entry in absolute
+    value is used) and the size of the reference (idem).  A rule that would check no digit
+    (``digits < 1``) is refused (ValueError).
+    """
 
     name = "residual"
 
-    def __init__(self, dps: int, guard: int = 10):
-        self.dps, self.guard = int(dps), int(guard)
+    def __init__(self, dps: int | None = None, guard: int = 10, *, digits: int | None = None):
+        if (dps is None) == (digits is None):
+            raise TypeError("Residual takes either dps (the working precision) or digits (the digits that must agree)")
+        self.guard = int(guard)
+        if self.guard < 0:
+            raise ValueError(f"Residual: guard must be >= 0, got {guard!r}")
+        self.dps = int(digits) + self.guard if digits is not None else int(dps)
+        if self.digits < 1:
+            raise ValueError(f"Residual: dps={self.dps} with guard={self.guard} leaves {self.digits} digit(s) to "
+                             "check; raise dps or write Residual(digits=...)")
+
+    @property
+    def digits(self) -> int:
+        """The number of digits that must agree (``dps - guard``)."""
+        return self.dps - self.guard
 
     def describe(self) -> str:
-        return (f"{self.name}: |value - reference| <= 10^({self.guard} - {self.dps}) * max(1, |reference|) "
-                f"at {self.dps} digits")
+        return (f"{self.name}: |value - reference| <= 10^-{self.digits} * max(1, |reference|) (agreement to "
+                f"{self.digits} digits; values at {self.dps} digits, {self.guard} guard digits)")
 
     def decide(self, residual, scale=1) -> dict:
+        many = (list, tuple, np.ndarray, mpm.matrix)  # arrays: the largest entry in absolute value
+        residual, scale = (_max_abs(x) if isinstance(x, many) else x for x in (residual, scale))
         out = residual_test(residual, self.dps, scale=scale, guard=self.guard)
+        out["digits"] = self.digits
         out["verdict"] = _rule_verdict(out["passed"])
         return self._wrap(out)
+
+
+#: machine epsilon of IEEE double precision (the spacing of floats at 1)
+EPS64 = 2.0 ** -52
+
+
+class Float64Agreement(Rule):
+    """A float64 result agrees with an exact or high-precision reference to what float64 can give::
+
+        |value - reference| <= ulps * condition * eps * max(floor, |scale|),   eps = 2^-52
+
+    * ``condition`` -- the condition number of the computation: how much relative errors of size
+      eps in the inputs and intermediate steps can grow in the result.  1 for sums of positive
+      terms and products; for a softmax gate or a log-sum-exp of scores s_k about
+      ``1 + max_k |s_k|`` (an absolute error eps |s_k| in a score is a relative error of the gate);
+      for a linear solve the matrix's condition number.  You state it from the problem, before
+      looking at the residual.
+    * ``ulps`` -- allowance for the number of rounding steps (default 64); ``floor`` (default 1):
+      below that scale the agreement is absolute, as in :class:`Residual`.
+
+    ``decide(residual, scale=1)`` takes ``value - reference`` (a number, or an array / mpmath
+    matrix, whose largest entry in absolute value is used) and the size of the reference (idem).
+    The reference's own error must be negligible: exact, or computed at 30 digits or more.  A
+    non-finite residual (float64 overflow or NaN) cannot decide: ``inconclusive``.  No alpha.
+    """
+
+    name = "float64-agreement"
+
+    def __init__(self, condition: float = 1.0, ulps: float = 64, floor: float = 1.0):
+        self.condition, self.ulps, self.floor = float(condition), float(ulps), float(floor)
+        if not (math.isfinite(self.condition) and self.condition >= 1):
+            raise ValueError(f"Float64Agreement: condition must be a finite number >= 1, got {condition!r}")
+        if not (self.ulps > 0 and self.floor >= 0):
+            raise ValueError("Float64Agreement: ulps must be > 0 and floor >= 0")
+
+    @property
+    def rtol(self) -> float:
+        """The relative tolerance ``ulps * condition * eps``."""
+        return self.ulps * self.condition * EPS64
+
+    def tolerance(self, scale=1) -> float:
+        """The absolute tolerance at reference size ``scale``."""
+        return self.rtol * max(self.floor, float(_max_abs(scale)))
+
+    def describe(self) -> str:
+        return (f"{self.name}: |value - reference| <= {self.ulps:g} ulps x condition {self.condition:g} x eps "
+                f"(2^-52) x max({self.floor:g}, |reference|) = {self.rtol:.3g} x max({self.floor:g}, |reference|)")
+
+    def decide(self, residual, scale=1) -> dict:
+        res = _max_abs(residual)
+        if not mpm.isfinite(res):
+            return self._wrap({"passed": None, "verdict": "inconclusive", "residual": mpm.nstr(res, 5),
+                               "reason": "non-finite float64 value (overflow or NaN): cannot decide"})
+        tol = self.tolerance(scale)
+        ok = bool(res <= tol)
+        unit = self.condition * EPS64 * max(self.floor, float(_max_abs(scale)))
+        return self._wrap({"passed": ok, "verdict": _rule_verdict(ok), "residual": mpm.nstr(res, 5),
+                           "tolerance": f"{tol:.3g}", "ulps_used": round(float(res) / unit, 2) if unit else None})
+
+
+def _max_abs(x):
+    """Largest |entry| of a number, a sequence, a NumPy array or an mpmath matrix, as an mpf (inf/nan kept)."""
+    if isinstance(x, mpm.matrix):
+        vals = [x[i, j] for i in range(x.rows) for j in range(x.cols)]
+    elif isinstance(x, (list, tuple, np.ndarray)):
+        vals = list(np.asarray(x, dtype=object).ravel())
+    else:
+        vals = [x]
+    with mpm.workdps(30):
+        out = mpm.mpf(0)
+        for v in vals:
+            v = _exact_or_mp(v.item() if isinstance(v, np.generic) else v)
+            a = abs(v if isinstance(v, mpm.mpf) else mpm.mpf(v.numerator) / v.denominator)
+            if mpm.isnan(a):
+                return a
+            out = max(out, a)
+        return out
 
 
 class Bound(Rule):

@@ -19,7 +19,7 @@ from softmix.theory.mixtures import component_log_mgf, entry_name, hessian
 from .errors import InputError
 from .lambdify import compile_expr
 from .mixture import GaussianMixture
-from .precision import to_mpf, workdps
+from .precision import exact_inputs, to_mpf, workdps
 
 __all__ = ["softmax_attention", "linear_attention", "gates", "log_gates", "tilted_moments",
            "softmax_attention_mp", "linear_attention_mp", "gates_mp", "cgf",
@@ -184,15 +184,20 @@ def _softmax_mp(scores):
     return [x / tot for x in e]
 
 
+@exact_inputs("mix", "U", "z")
 def gates_mp(mix: GaussianMixture, U, z, dps: int = 50):
+    """alpha_k(z) of eq. (2) at ``dps`` digits (a list of mpf); inputs as in :mod:`softmix.numerics.precision`."""
     with workdps(dps):
         a = _mpmat(U) * _mpvec(z)
         s, _ = _scores_grads_mp(mix, a)
         return _softmax_mp(s)
 
 
+@exact_inputs("mix", "U", "V", "z")
 def softmax_attention_mp(mix: GaussianMixture, U, V, z, dps: int = 50):
-    """T_{U,V}[mu](z) at ``dps`` digits; returns an mpmath column matrix (precision kept)."""
+    """T_{U,V}[mu](z) at ``dps`` digits; returns an mpmath column matrix (precision kept).  Numbers in
+    ``U``, ``V``, ``z``: exact, strings (``"0.1"``, ``"1/3"``) or mpf; a float that is not exactly its
+    decimal warns (:class:`softmix.numerics.precision.PrecisionWarning`)."""
     with workdps(dps):
         Um, Vm, zm = _mpmat(U), _mpmat(V), _mpvec(z)
         if Um.rows != mix.dim or Um.cols != mix.dim or Vm.cols != mix.dim or zm.rows != mix.dim:
@@ -206,6 +211,7 @@ def softmax_attention_mp(mix: GaussianMixture, U, V, z, dps: int = 50):
         return Vm * grad
 
 
+@exact_inputs("mix", "U", "V", "z")
 def linear_attention_mp(mix: GaussianMixture, U, V, z, dps: int = 50):
     """T_lin[mu](z) = V E[z' z'^T] U z at ``dps`` digits (second moment derived from the MGF)."""
     with workdps(dps):

@@ -18,7 +18,7 @@ import numpy as np
 
 from .attention import log_gates, tilted_moments
 from .mixture import GaussianMixture, psd_sqrt
-from .precision import workdps
+from .precision import exact_inputs, mp_matrix, to_mpf, workdps
 
 __all__ = [
     "sym_sqrt", "threshold_lambda", "gaussian_averaged_constant", "gaussian_averaged_constant_mp",
@@ -62,10 +62,11 @@ def gaussian_averaged_constant(Gamma, Sigma, U, V) -> dict:
             "K_without_mean_shift": float(np.linalg.det(M) ** -0.5 * np.trace(V @ Gamma @ V.T))}
 
 
+@exact_inputs("Gamma", "Sigma_root", "U", "V")
 def gaussian_averaged_constant_mp(Gamma, Sigma_root, U, V, dps: int = 40):
     """The same K at ``dps`` digits (Sigma given through a square root S, S S^T = Sigma)."""
     with workdps(dps):
-        G, S, U, V = (mpm.matrix(x) for x in (Gamma, Sigma_root, U, V))
+        G, S, U, V = (mp_matrix(x) for x in (Gamma, Sigma_root, U, V))
         B = S.T * U.T * G * U * S
         Q = S.T * U.T * G * V.T * V * G * U * S
         M = mpm.eye(B.rows) - 2 * B
@@ -187,12 +188,13 @@ def stated_limit(Sig):
     return Si * t ** -0.25, t ** 0.25
 
 
+@exact_inputs("A0", "b0", "Sig", "T")
 def flow_mp(A0, b0, Sig, T, dps: int = 30):
     """Gradient flow at dps digits with mpmath.odefun (Taylor method, error ~ working precision).
     Returns (A(T), b(T)) as mpmath objects."""
     d = len(Sig)
     with workdps(dps):
-        S = mpm.matrix(Sig.tolist()) if not isinstance(Sig, mpm.matrix) else Sig
+        S = mp_matrix(Sig.tolist() if hasattr(Sig, "tolist") else Sig)
         I = mpm.eye(d)
 
         def rhs(t, y):
@@ -207,9 +209,10 @@ def flow_mp(A0, b0, Sig, T, dps: int = 30):
             gb = mpm.fsum(MSAS[i, i] for i in range(d))
             return [-gA[i, j] for i in range(d) for j in range(d)] + [-gb]
 
-        y0 = [mpm.mpf(x) for x in np.asarray(A0).ravel().tolist()] + [mpm.mpf(b0)]
+        A0m = mp_matrix(A0.tolist() if hasattr(A0, "tolist") else A0)
+        y0 = [A0m[i, j] for i in range(d) for j in range(d)] + [to_mpf(b0)]
         f = mpm.odefun(rhs, 0, y0)
-        y = f(mpm.mpf(T))
+        y = f(to_mpf(T))
         A = mpm.matrix(d, d)
         for i in range(d):
             for j in range(d):

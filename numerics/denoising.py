@@ -22,7 +22,7 @@ import numpy as np
 
 from .errors import InputError
 from .mixture import GaussianMixture, parse_number
-from .precision import to_mpf, workdps
+from .precision import exact_inputs, mp_matrix, to_mpf, workdps
 from .quadrature import normal_rule
 
 __all__ = ["DenoisingTask", "bayes_denoiser", "bayes_denoiser_mp", "head_outputs", "heads_loss_grad",
@@ -116,6 +116,7 @@ def bayes_denoiser(task: DenoisingTask, Z) -> np.ndarray:
     return c * Z + a * b @ M
 
 
+@exact_inputs("z")
 def bayes_denoiser_mp(task: DenoisingTask, z, dps: int = 50):
     with workdps(dps):
         s = to_mpf(task.s)
@@ -288,6 +289,7 @@ def _basis_mp(task):
     return [e1, r / nr]
 
 
+@exact_inputs("A")
 def linear_map_excess_risk_mp(task: DenoisingTask, A, dps: int = 30, n: int = 160, method: str = "gh"):
     """E||A Z - f*(Z)||^2 at ``dps`` digits.  Per component, z = m_k + sqrt(s)(x1 e1 + x2 e2 + x_perp):
     f* depends on x1 only, so the x2 and x_perp parts are exact Gaussian moments
@@ -296,7 +298,7 @@ def linear_map_excess_risk_mp(task: DenoisingTask, A, dps: int = 30, n: int = 16
     (value, quad's error estimate))."""
     with workdps(dps + 10):
         d = task.d
-        A = mpm.matrix(A) if not isinstance(A, mpm.matrix) else A
+        A = mp_matrix(A)
         s = to_mpf(task.s)
         c = to_mpf(task.gamma) ** 2 / s
         a = to_mpf(task.xi) ** 2 / s

@@ -14,7 +14,7 @@ import numpy as np
 from .attention import _mpmat, _mpvec, _scores_grads_mp, _softmax_mp, check_params, log_gates, tilted_moments
 from .errors import InputError
 from .mixture import GaussianMixture, psd_sqrt
-from .precision import workdps
+from .precision import exact_inputs, workdps
 
 __all__ = ["finite_prompt_attention", "sample_tokens",
            "simulate_outputs", "finite_prompt_constants", "finite_prompt_constants_mp",
@@ -337,8 +337,10 @@ def _lse(s):
     return mx + np.log(np.exp(s - mx).sum())
 
 
+@exact_inputs("mix", "U", "V", "z")
 def finite_prompt_constants_mp(mix: GaussianMixture, U, V, z, dps: int = 50) -> dict:
-    """The same constants at ``dps`` digits (mpmath matrices / mpf)."""
+    """The same constants at ``dps`` digits (mpmath matrices / mpf); inputs as in
+    :mod:`softmix.numerics.precision` (strings ``"1/3"`` exact, inexact floats warn)."""
     with workdps(dps):
         Um, Vm, zm = _mpmat(U), _mpmat(V), _mpvec(z)
         a = Um * zm

@@ -21,7 +21,7 @@ from scipy import integrate, optimize
 from scipy.special import expit
 
 from . import lda as N
-from .precision import to_mpf, workdps
+from .precision import exact_inputs, to_mpf, workdps
 
 __all__ = ["square_risk", "rstar_relation", "v21zero_map", "restricted_risk", "complete_v21zero_critical",
            "escaping_zeta", "escape_delta", "escape_gap", "escape_l1", "theta2_mp", "e2_flat_basis",
@@ -201,6 +201,7 @@ def escape_l1(prob, c, R, corrected=True):
 
 
 # ---- Prop. B.30 / Cor. B.31 -----------------------------------------------------------------------
+@exact_inputs("r_target")
 def theta2_mp(prob, r_target=None, dps=30):
     """A point theta* of Theta2 (s = 0, w = w*, b + r sigma(s0) = b*) in mpmath at ``dps``.
     pi != 1/2: Lemma B.3 case 1 (U11 = I, v21 = Gamma^-1 w*, v22 solves the bias equation);
@@ -257,13 +258,14 @@ def e2_flat_basis(prob, r_star, mp=True, flipped=False):
 
 
 # ---- Lemma B.32 -----------------------------------------------------------------------------------
+@exact_inputs("w")
 def linear_risk_mp(prob, w, dps=30):
     """L(w) = R~(w, 0, 0, 0) = sum_c pi_c E softplus(-c w^T X), c w^T X | c ~ N(c w^T m_c, w^T Gamma w),
     by mpmath.quad (tanh-sinh) split at the kink of the integrand (one class when m1 = -m_-1, since
     then Y X ~ N(m1, Gamma)).  Returns (value, error estimate)."""
     with workdps(dps):
         m1, m_1, G, L, pi, s0 = prob.arrays(True)
-        w = np.array([x if isinstance(x, mpm.mpf) else mpm.mpf(x) for x in w], dtype=object)
+        w = np.array([to_mpf(x) for x in w], dtype=object)
         sd = mpm.sqrt(w @ G @ w)
         classes = [(1, mpm.mpf(1), m1)] if prob.symmetric else [(1, pi, m1), (-1, 1 - pi, m_1)]
         tot, err = mpm.mpf(0), mpm.mpf(0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
@@ -18,7 +18,7 @@ import mpmath as mpm
 import numpy as np
 
 from .errors import InputError
-from .precision import to_fraction, to_mpf
+from .precision import inexact_floats, to_fraction, to_mpf
 
 __all__ = ["GaussianMixture", "read_matrix", "parse_number", "load_json_file", "psd_sqrt"]
 
@@ -109,11 +109,16 @@ def psd_sqrt(G: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class GaussianMixture:
-    """sum_k pi_k N(m_k, G_k) with exact entries (tuples of Fractions)."""
+    """sum_k pi_k N(m_k, G_k) with exact entries (tuples of Fractions).
+
+    ``inexact_floats`` names the entries that were given as floats not exactly equal to the decimal
+    they print as (kept at their binary value); an ``_mp`` function given this mixture warns about
+    them (:class:`softmix.numerics.precision.PrecisionWarning`).  It takes no part in equality."""
 
     weights: tuple
     means: tuple
     covariances: tuple
+    inexact_floats: tuple = field(default=(), compare=False, repr=False)
 
     # ---- construction & validation ----------------------------------------------------------
     @classmethod
@@ -166,7 +171,9 @@ class GaussianMixture:
             scale = max(1.0, float(np.max(np.abs(arr))))
             if ev[0] < -1e-10 * scale:
                 raise InputError(f"{where}: covariances[{k}] is not positive semidefinite (smallest eigenvalue {ev[0]:.3g})")
-        return cls(tuple(w), tuple(ms), tuple(covs))
+        flagged = tuple(inexact_floats(weights, "weights") + inexact_floats(means, "means")
+                        + inexact_floats(covariances, "covariances"))
+        return cls(tuple(w), tuple(ms), tuple(covs), flagged)
 
     @classmethod
     def from_json_obj(cls, obj, where: str = "mixture") -> "GaussianMixture":
@@ -220,7 +227,8 @@ class GaussianMixture:
         return w, m, G
 
     def with_covariances(self, covs) -> "GaussianMixture":
-        return GaussianMixture.from_values(self.weights, self.means, covs)
+        new = GaussianMixture.from_values(self.weights, self.means, covs)
+        return replace(new, inexact_floats=self.inexact_floats + new.inexact_floats) if self.inexact_floats else new
 
 
 def _frac_to_str(f: Fraction) -> str:

@@ -27,7 +27,7 @@ import numpy as np
 
 from .errors import InputError
 from .mixture import GaussianMixture, parse_number, psd_sqrt
-from .precision import to_mpf, workdps
+from .precision import exact_inputs, to_mpf, workdps
 
 __all__ = ["Head", "Target", "parse_heads", "parse_target", "risk_constants", "risk_constants_mp",
            "gaussian_exp_quadratic_mean", "gaussian_exp_quadratic_mean_mp", "averaged_risk",
@@ -270,8 +270,10 @@ def _mpm(M):
     return mpm.matrix([[to_mpf(x) for x in r] for r in M])
 
 
+@exact_inputs("mix", "heads", "target", "z")
 def risk_constants_mp(mix: GaussianMixture, heads, target: Target, z, dps: int = 50) -> dict:
-    """The same constants for one query at ``dps`` digits (mpf); linear targets only."""
+    """The same constants for one query at ``dps`` digits (mpf); linear targets only; inputs as in
+    :mod:`softmix.numerics.precision` (strings ``"1/3"`` exact, inexact floats warn)."""
     if not getattr(target, "linear", False):
         raise InputError("risk_constants_mp needs a linear target y = B z + eps")
     with workdps(dps):

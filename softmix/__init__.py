@@ -48,6 +48,9 @@ _EXPORTS = {
     "gates_mp": ("softmix.numerics.attention", "gates_mp"),
     "compile_expr": ("softmix.numerics.lambdify", "compile_expr"),
     "workdps": ("softmix.numerics.precision", "workdps"),
+    "PrecisionWarning": ("softmix.numerics.precision", "PrecisionWarning"),
+    "strict_precision": ("softmix.numerics.precision", "strict_precision"),
+    "exact_floats": ("softmix.numerics.precision", "exact_floats"),
     # finite prompts
     "finite_prompt_constants": ("softmix.numerics.finite_prompt", "finite_prompt_constants"),
     "finite_prompt_constants_mp": ("softmix.numerics.finite_prompt", "finite_prompt_constants_mp"),
@@ -80,6 +83,7 @@ _EXPORTS = {
     "outcome": ("softmix.checks.api", "outcome"),
     "LATTICE": ("softmix.checks.api", "LATTICE"),
     "Residual": ("softmix.checks.rules", "Residual"),
+    "Float64Agreement": ("softmix.checks.rules", "Float64Agreement"),
     "ZTest": ("softmix.checks.rules", "ZTest"),
     "Bound": ("softmix.checks.rules", "Bound"),
     "NonNegative": ("softmix.checks.params", "NonNegative"),

@@ -12,6 +12,7 @@ from softmix.checks.runner import run_claim
 from softmix.numerics import beyond as NB
 from softmix.numerics.finite_prompt import finite_prompt_constants, simulate_outputs
 from softmix.numerics.mixture import GaussianMixture
+from softmix.numerics.precision import exact_floats
 from softmix.theory import beyond as TB
 
 CLAIMS = ["bb-prop-3.1", "fp-query-averaged-rate", "bb-thm-5.1", "smart-2025-mixture", "zfb-linear-flow"]
@@ -88,7 +89,7 @@ def test_closed_form_constant_matches_quadrature_and_per_query(seed):
     assert q["method"] == "quadrature" and q["value"] == pytest.approx(cf["K"], rel=1e-8)
     assert q["error_estimate"] < 1e-8 * cf["K"]
     with mpm.workdps(40):
-        Kmp = NB.gaussian_averaged_constant_mp(Gam.tolist(), NB.sym_sqrt(Sig).tolist(), U.tolist(), V.tolist())
+        Kmp = NB.gaussian_averaged_constant_mp(*exact_floats([Gam, NB.sym_sqrt(Sig), U, V]))
     assert float(Kmp) == pytest.approx(cf["K"], rel=1e-10)
     Z = rng.standard_normal((3, 2))
     per = NB.per_query_mse_constants(mix, U, V, Z)

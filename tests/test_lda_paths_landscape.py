@@ -12,6 +12,7 @@ from softmix.checks.paper import lda as ML
 from softmix.checks.paper import lda_landscape as M
 from softmix.numerics import lda as N
 from softmix.numerics import lda_landscape as LL
+from softmix.numerics.precision import exact_floats
 
 
 @pytest.mark.parametrize("cfg", [M.CFG_ANISO, M.CFG_1D])
@@ -62,7 +63,7 @@ def test_linear_risk_implementation(monkeypatch):
     rows = []
     for rad in (0.01, 1.0, 100.0):
         w = rad * np.array([0.6, -0.8])
-        L, e = LL.linear_risk_mp(P, w, 20)
+        L, e = LL.linear_risk_mp(P, exact_floats(w), 20)
         rows.append({"direction": "d", "radius": rad, "L": L, "err": e, "w": w})
     out = M._linear_risk_implementation(P, rows, 20)
     assert out["passed"] and len(out["points"]) == 2

@@ -12,6 +12,7 @@ from softmix.numerics import attention as A
 from softmix.numerics.errors import InputError
 from softmix.numerics.finite_prompt import finite_prompt_attention, finite_prompt_constants, finite_prompt_constants_mp
 from softmix.numerics.mixture import GaussianMixture
+from softmix.numerics.precision import exact_floats
 from softmix.numerics.quadrature import expect_mixture, normal_rule
 
 MIX = GaussianMixture.from_values(["0.3", "0.7"], [[1, 0], [0, 2]], [[[1, 0], [0, 1]], [[1, 1], [1, 1]]])
@@ -54,7 +55,7 @@ def test_numpy_and_mpmath_agree_and_log_space_is_stable():
     V = np.array([[1.0, 2.0], [0.5, -1.0]])
     for z in ([0.1, 0.2], [300.0, -900.0], [3000.0, 1000.0]):  # scores up to ~1e7
         t = A.softmax_attention(MIX, U, V, np.array([z]))[0]
-        tm = A.softmax_attention_mp(MIX, U, V, z, dps=40)
+        tm = A.softmax_attention_mp(MIX, U, V, exact_floats(z), dps=40)  # the float64 path's own query
         assert np.all(np.isfinite(t))
         assert np.allclose(t, [float(x) for x in tm], rtol=1e-9, atol=1e-9)
         g = A.gates(MIX, U, np.array([z]))[0]
@@ -68,7 +69,7 @@ def test_linear_attention_matches_quadrature():
     with mpm.workdps(40):
         a = mpm.matrix(U.tolist()) * mpm.matrix(z)
         q = expect_mixture(lambda x: x * (a[0] * x[0] + a[1] * x[1]), MIX, n=4, dps=40)
-    lin = A.linear_attention_mp(MIX, U, V, z, dps=40)
+    lin = A.linear_attention_mp(MIX, U, V, exact_floats(z), dps=40)
     assert max(abs(q[i] - lin[i]) for i in range(2)) < mpm.mpf(10) ** -35
 
 
@@ -165,7 +166,7 @@ def test_finite_prompt_constants_sanity():
 def test_finite_prompt_constants_float_vs_mp_12_digits():
     U, V, z = np.array([[0.6, 0.1], [0, 0.5]]), np.array([[1.0, -1.0]]), np.array([1.0, 0.5])
     c = finite_prompt_constants(MIX, U, V, z)
-    m = finite_prompt_constants_mp(MIX, U, V, z, dps=40)
+    m = finite_prompt_constants_mp(MIX, *exact_floats([U, V, z]), dps=40)
     assert abs(c["rho"] - float(m["rho"])) < 1e-12 * c["rho"]
     assert abs(c["mse"] - float(m["mse"])) < 1e-12 * c["mse"]
     assert abs(c["bias"][0] - float(m["bias"][0])) < 1e-12 * max(1, abs(c["bias"][0]))
@@ -184,7 +185,7 @@ def test_linear_attention_float_matches_mp():
     V = np.array([[1.0, 2.0], [0.5, -1.0]])
     z = [0.3, -0.2]
     f = A.linear_attention(MIX, U, V, np.array([z]))[0]
-    m = A.linear_attention_mp(MIX, U, V, z, dps=30)
+    m = A.linear_attention_mp(MIX, U, V, exact_floats(z), dps=30)
     assert np.allclose(f, [float(x) for x in m], rtol=1e-13, atol=1e-13)
 
 
@@ -194,9 +195,9 @@ def test_dimension_ten_and_above_keeps_symbol_names_unique():
     rng = np.random.default_rng(0)
     B = rng.normal(size=(D, D))
     G = np.round(B @ B.T / D, 3)
-    mix = GaussianMixture.from_values([0.5, 0.5], [np.round(rng.normal(size=D), 2).tolist(),
-                                                   np.round(rng.normal(size=D), 2).tolist()], [G.tolist(), np.eye(D).tolist()])
+    mix = GaussianMixture.from_values(*exact_floats([[0.5, 0.5], [np.round(rng.normal(size=D), 2), np.round(rng.normal(size=D), 2)],
+                                                    [G, np.eye(D)]]))
     U, V, z = 0.3 * np.eye(D), np.eye(D), rng.normal(size=D)
     t = A.softmax_attention(mix, U, V, z[None])[0]
-    tm = A.softmax_attention_mp(mix, U, V, z, dps=30)
+    tm = A.softmax_attention_mp(mix, *exact_floats([U, V, z]), dps=30)
     assert np.allclose(t, [float(x) for x in tm], atol=1e-12)

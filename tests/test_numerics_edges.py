@@ -71,7 +71,7 @@ def test_linear_map_excess_risk_mp_against_an_independent_tensor_rule():
     task = ND.DenoisingTask.from_params({"m1": ["1.2", "0.4"], "m2": ["-0.3", "0.9"], "gamma": "0.7",
                                          "xi": "0.6", "pi1": "0.35"})
     A = np.array([[0.8, -0.3], [0.25, 0.6]])
-    got = float(ND.linear_map_excess_risk_mp(task, A.tolist(), dps=30))
+    got = float(ND.linear_map_excess_risk_mp(task, [["0.8", "-0.3"], ["0.25", "0.6"]], dps=30))  # 'p/q' or decimal strings: exact
     x, w = np.polynomial.hermite_e.hermegauss(80)
     w = w / math.sqrt(2 * math.pi)
     X1, X2 = np.meshgrid(x, x, indexing="ij")

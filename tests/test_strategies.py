@@ -109,3 +109,75 @@ def test_random_mixture_ranks_and_reproducibility(D):
     assert all(_psd_rank(G) == D for G in full.covariances)
     sh = random_mixture(np.random.default_rng(7), 2, D, shared=True)
     assert sh.covariances[0] == sh.covariances[1]
+
+
+# ---- problems(): a whole consistent problem -------------------------------------------------------
+from softmix.checks.strategies import dyadic_rational, problems  # noqa: E402
+
+
+@given(problems(max_dim=3, out_dim=None, n_queries=2))
+def test_problems_have_matching_dimensions_and_exact_entries(pb):
+    D = pb.dim
+    assert pb.mix.dim == D and len(pb.U) == D and all(len(r) == D for r in pb.U)
+    assert pb.out_dim == D and all(len(r) == D for r in pb.V) and len(pb.Z) == 2 and pb.z == pb.Z[0]
+    ents = [x for M in (pb.U, pb.V) for r in M for x in r]
+    assert all(isinstance(x, Fraction) and x.denominator <= 4 and abs(x) <= 3 for x in ents)
+    assert all(isinstance(x, Fraction) and abs(x) <= 4 for q in pb.Z for x in q)
+    U, V, Z = pb.arrays()
+    assert U.shape == (D, D) and V.shape == (D, D) and Z.shape == (2, D)
+    Us, Vs, Zs = pb.sympy()
+    assert Us.shape == (D, D) and Zs.shape == (D, 2)
+
+
+@given(problems(dim=2, out_dim=1, dyadic=True, scale=2))
+def test_dyadic_problems_are_exact_in_float64(pb):
+    U, V, Z = pb.arrays()
+    assert V.shape == (1, 2) and np.all(np.abs(U) <= 6)
+    for M, A in ((pb.U, U), (pb.V, V), (pb.Z, Z)):
+        assert all(Fraction(float(A[i, j])) == M[i][j] for i in range(len(M)) for j in range(len(M[0])))
+    w, m, G = pb.mix.arrays()
+    assert [Fraction(x) for x in w] == list(pb.mix.weights) and sum(pb.mix.weights) == 1
+
+
+def test_problems_draw_degenerate_and_full_rank_covariances_and_singular_U():
+    ranks, singular_U = set(), []
+
+    @settings(max_examples=80, derandomize=True, database=None)
+    @given(problems(dim=2, max_components=1))
+    def collect(pb):
+        ranks.add(_psd_rank(pb.mix.covariances[0]))
+        singular_U.append(abs(np.linalg.det(pb.arrays()[0])) < 1e-12)
+
+    collect()
+    assert ranks == {0, 1, 2}, ranks
+    assert any(singular_U) and not all(singular_U)
+
+
+@settings(max_examples=40)
+@given(mixtures(dim=2, allow_degenerate=False, max_components=1))
+def test_non_degenerate_covariances_are_definite(mix):
+    assert _psd_rank(mix.covariances[0]) == 2
+
+
+def test_non_degenerate_covariances_are_not_all_diagonal():
+    off = []
+
+    @settings(max_examples=40, derandomize=True, database=None)
+    @given(mixtures(dim=2, allow_degenerate=False, max_components=1))
+    def collect(mix):
+        off.append(mix.covariances[0][0][1] != 0)
+
+    collect()
+    assert any(off)
+
+
+@given(st.data())
+def test_dyadic_rational_is_exact_in_float64(data):
+    x = data.draw(dyadic_rational(-3, 5, 2))
+    assert -3 <= x <= 5 and x.denominator in (1, 2, 4) and Fraction(float(x)) == x
+
+
+def test_the_short_import_name_is_the_same_module():
+    import softmix.strategies as sst
+
+    assert sst.problems is problems and sst.mixtures is mixtures and "problems" in sst.__all__

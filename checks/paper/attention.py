@@ -85,7 +85,7 @@ def prop_2_1(p: Prop21, ctx):
               TA.prop_2_1_derivation(p.sym_components, p.sym_dim, degenerate_rank=1, half=half)]
     if ctx.control("prior-gates") or ctx.control("flipped-sign"):
         derivs = []  # these controls alter only the numeric stated side
-    rule, rows = Residual(p.dps), []
+    rule, rows = Residual(dps=p.dps), []
     cases = [("quadrature", i, D) for i, D in enumerate(p.quadrature_dims)] + [("exact", i, D) for i, D in enumerate(p.exact_dims)]
     for method, i, D in cases:
         inst = _case(ctx, (method, i), p.components, D)
@@ -122,7 +122,7 @@ def _large_scores_case(ctx, K, dps):
         if np.max(np.abs(sc)) >= 1000:
             break
         t *= 2
-    rule, ref = Residual(dps), _exact(mix, U, V, z, dps)
+    rule, ref = Residual(dps=dps), _exact(mix, U, V, z, dps)
     with workdps(dps):
         row = compare(rule, to_mp(_stated_21(ctx, sym_mixture(mix), _R(U), _R(V), _R(z)), dps), ref,
                       check="scores in the thousands (log-space)", dim=D, U_scale=t, max_abs_score=float(np.max(np.abs(sc))))
@@ -161,7 +161,7 @@ class Shared:
        derivations=lambda: [TA.prop_2_1_shared_derivation(2, 2)])
 def prop_2_1_shared(p: Shared, ctx):
     shared = not ctx.control("unshared-covariances")
-    rule, rows = Residual(p.dps), []
+    rule, rows = Residual(dps=p.dps), []
     for i, D in enumerate(p.dims):
         mix, U, V, z = _case(ctx, ("shared", i, shared), p.components, D, degenerate=False, shared=shared)
         with workdps(p.dps):
@@ -190,7 +190,7 @@ class Gaussian:
        derivations=lambda: [TA.bb_lemma_2_1_derivation(2)])
 def bb_lemma_2_1(p: Gaussian, ctx):
     K = 2 if ctx.control("two-components") else 1
-    rule, rows = Residual(p.dps), []
+    rule, rows = Residual(dps=p.dps), []
     for i, D in enumerate(p.quadrature_dims):
         inst = _case(ctx, ("bb", i, K), K, D, degenerate=(i % 2 == 1))
         mix, U, V, z = inst
@@ -279,7 +279,7 @@ def prop_a_1(p: PropA1, ctx):
     with r_k = pi_k int a dmu_k / int a dmu, the component quantities in closed form (softmax,
     rbf) or by a different rule (Gauss-Hermite per component, Cauchy)."""
     prior = ctx.control("prior-proportions")
-    rule, rows = Residual(p.dps, guard=p.guard), []
+    rule, rows = Residual(dps=p.dps, guard=p.guard), []
     for D, names in ((1, p.alignments_d1), (2, p.alignments_d2)):
         mix, U, _V, z = _case(ctx, ("a1", D), 2, D)
         with workdps(p.dps):
@@ -331,7 +331,7 @@ def linear_fixed_proportions(p: Linear, ctx):
     sum_k pi_k V (G_k + m_k m_k^T) U z in exact rationals.  The control asserts the same
     decomposition for softmax attention."""
     softmax = ctx.control("softmax-decomposition")
-    rule, rows = Residual(p.dps), []
+    rule, rows = Residual(dps=p.dps), []
     for i, D in enumerate(p.dims):
         mix, U, V, z = _case(ctx, ("lin", i), p.components, D)
         with workdps(p.dps):
@@ -352,7 +352,7 @@ def linear_fixed_proportions(p: Linear, ctx):
                 # of the MGF): float64 rounding of O(D^2) products, 10^(3 - 15) relative
                 f64 = NA.linear_attention(mix, np.array([[float(v) for v in r] for r in U]),
                                           np.array([[float(v) for v in r] for r in V]), np.array([[float(v) for v in z]]))[0]
-                rows.append(compare(Residual(15, guard=3), mpm.matrix([mpm.mpf(float(x)) for x in f64]), lhs, dim=D,
+                rows.append(compare(Residual(dps=15, guard=3), mpm.matrix([mpm.mpf(float(x)) for x in f64]), lhs, dim=D,
                                     check="float64 production path vs the definition"))
             rows.append(compare(rule, rhs, lhs, dim=D, check="T[mu] vs sum_k pi_k T[mu_k]"))
     return [decide([] if softmax else [TA.linear_fixed_proportions_derivation(p.sym_components, p.sym_dim)], ctx),

@@ -23,7 +23,7 @@ from scipy import stats
 
 from softmix.numerics import beyond as NB
 from softmix.numerics.mixture import GaussianMixture
-from softmix.numerics.precision import workdps
+from softmix.numerics.precision import exact_floats, workdps
 from softmix.theory import beyond as TB
 
 from .. import configs as C
@@ -211,7 +211,7 @@ def _check_rate(params, ctx):
         Ux = _scaled_U(mix, S, U0, lam_x)
         lam_rows.append(_lambda_row(lam_x, Ux, [G], S, cf if lam_x == lam_b else None))
         cfx = NB.gaussian_averaged_constant(G, S, Ux, V)
-        Kmp = NB.gaussian_averaged_constant_mp(G.tolist(), rb.tolist(), Ux.tolist(), V.tolist(), dps=40)
+        Kmp = NB.gaussian_averaged_constant_mp(*exact_floats([G, rb, Ux, V]), dps=40)
         r = residual_test(abs(mpm.mpf(cfx["K"]) - Kmp) if cfx["finite"] else mpm.inf, dps=15, scale=Kmp, guard=4)
         branch.append({"lambda": lam_x, "finite": cfx["finite"], "K_float64": cfx["K"], "K_40_digits": mpm.nstr(Kmp, 30),
                        **r})
@@ -240,7 +240,7 @@ def _check_rate(params, ctx):
         Zc = _data_rng(ctx, "per-query").standard_normal((3, S.shape[0])) @ rb.T
         for name, mx, Ux in (("gaussian", mix, Ub), ("mixture", mmix0, _scaled_U(mmix0, S, U0, lam_b))):
             vals = NB.per_query_mse_constants(mx, Ux, V, Zc)
-            ref = [float(finite_prompt_constants_mp(mx, Ux, V, z, 50)["mse"]) for z in Zc]
+            ref = [float(finite_prompt_constants_mp(mx, *exact_floats([Ux, V, z]), 50)["mse"]) for z in Zc]
             err = max(abs(a - b) for a, b in zip(vals, ref))
             pq_rows.append({"tokens": name, "float64": [float(x) for x in vals], "50_digits": ref,
                             **residual_test(err, 16, scale=max(abs(x) for x in ref), guard=4)})
@@ -648,7 +648,7 @@ def _check_thm51(params, ctx):
     T1 = float(params["mp_horizon"])
 
     def mp_run():
-        return NB.flow_mp(A0, b0, Sig, T1, dps)
+        return NB.flow_mp(*exact_floats([A0, b0, Sig, T1]), dps)  # the float flow's own start
     Am, bm = _cached(ctx, {**params, "fac": fac}, "mp-flow", mp_run)
     with workdps(dps):
         A0m = mpm.matrix(A0.tolist())

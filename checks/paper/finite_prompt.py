@@ -47,6 +47,12 @@ def _config(params):
     return mix, U, V, z
 
 
+def _exact_config(params):
+    """U, V, z of the configuration as exact rationals (what the CLI reads)."""
+    return ([[parse_number(v, "U") for v in r] for r in params["U"]], [[parse_number(v, "V") for v in r] for r in params["V"]],
+            [parse_number(v, "z") for v in params["z"]])
+
+
 def _draw(rng, params, i):
     """Drawn finite-prompt configuration (issue 11): a generic two-component mixture in the given
     dimension (weights away from 1/2, unequal-norm means, non-isotropic covariances, one of rank
@@ -91,7 +97,7 @@ def _mp_crosscheck(check):
     def wrapper(params, ctx):
         mix, U, V, z = _config(params)
         c = finite_prompt_constants(mix, U, V, z)
-        cm = finite_prompt_constants_mp(mix, U, V, z, dps=30)
+        cm = finite_prompt_constants_mp(mix, *_exact_config(params), dps=30)  # exactly the configuration, as the CLI
         worst = 0.0
         for k in ("rho", "bias", "covariance", "limit", "mse", "effective_sample_fraction"):
             a = np.atleast_1d(np.asarray(c[k], float)).ravel()

@@ -100,13 +100,14 @@ def _per_query_links(mix, heads, target, Z) -> dict:
     and R_inf(z) == ||B z - sum_h W_h T_h(z)||^2 + tr(noise), T_h = numerics.attention.softmax_attention (the
     operator through the lambdified CGF kernel, another code path), with the prediction sum_h W_h T_h(z)."""
     from softmix.numerics.attention import softmax_attention
+    from softmix.numerics.precision import exact_floats
 
     Z = np.atleast_2d(np.asarray(Z, float))
     c = RK.risk_constants(mix, heads, target, Z)
     B, N = target.arrays()
     diffs = {}
     for i, z in enumerate(Z):
-        cm = RK.risk_constants_mp(mix, heads, target, [float(x) for x in z], dps=30)
+        cm = RK.risk_constants_mp(mix, heads, target, exact_floats(z), dps=30)  # the float64 path's own query
         scale = max(1.0, max(abs(float(cm[k])) for k in PARTS))
         diffs[f"query {i}: float64 vs 30 digits"] = max(abs(float(c[k][i]) - float(cm[k])) for k in PARTS) / scale
     pred = sum(W @ V @ softmax_attention(mix, U, np.eye(mix.dim), Z).T for U, V, W in (h.arrays() for h in heads)).T

@@ -19,7 +19,7 @@ from scipy.special import expit
 from softmix.numerics import lda as N
 from softmix.numerics import lda_landscape as LL
 from softmix.numerics.errors import InputError
-from softmix.numerics.precision import workdps
+from softmix.numerics.precision import exact_floats, workdps
 
 from .. import configs as C
 from ..configs import generic
@@ -886,7 +886,7 @@ def _chk_b32(p, ctx):
     for name, u in dirs:
         u = u / np.linalg.norm(u)
         for rad in radii:
-            Lw, err = LL.linear_risk_mp(P, rad * u, p["quad_dps"])
+            Lw, err = LL.linear_risk_mp(P, exact_floats(rad * u), p["quad_dps"])  # a float direction, meant as such
             rows.append({"direction": name, "radius": rad, "L": Lw, "err": err, "w": rad * u})
             if rad == max(radii):
                 ratios_top.append(Lw / rad)
