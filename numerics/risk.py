@@ -26,7 +26,7 @@ import mpmath as mpm
 import numpy as np
 
 from .errors import InputError
-from .mixture import GaussianMixture, parse_number, psd_sqrt
+from .mixture import GaussianMixture, psd_sqrt
 from .precision import to_mpf, workdps
 
 __all__ = ["Head", "Target", "parse_heads", "parse_target", "risk_constants", "risk_constants_mp",
@@ -60,71 +60,52 @@ class Target:
         return f(self.B), f(self.noise)
 
 
-def _matrix(obj, where):
-    if not isinstance(obj, list) or not obj or not all(isinstance(r, list) and r for r in obj):
-        raise InputError(f"{where}: expected a non-empty list of non-empty rows")
-    rows = tuple(tuple(parse_number(v, f"{where}[{i}][{j}]") for j, v in enumerate(r)) for i, r in enumerate(obj))
-    if any(len(r) != len(rows[0]) for r in rows):
-        raise InputError(f"{where}: rows have different lengths")
-    return rows
-
-
 def _identity(n):
     return tuple(tuple(Fraction(int(i == j)) for j in range(n)) for i in range(n))
 
 
-def parse_heads(obj, D: int, where: str = "heads") -> list[Head]:
-    """A list of {"U", "V", "W"?}; W defaults to the identity; every head must output the same q."""
-    if not isinstance(obj, list) or not obj:
-        raise InputError(f"{where}: expected a non-empty list of heads {{\"U\", \"V\", \"W\"}}")
+def parse_heads(obj, D: int, where: str = "--heads") -> list[Head]:
+    """A list of {"U", "V", "W"?} (schema :data:`softmix.numerics.input_schema.HEADS`); W defaults to
+    the identity; every U is D x D and every head outputs the same q."""
+    from .input_schema import HEADS, validate
+
     heads, q = [], None
-    for h, o in enumerate(obj):
-        w = f"{where}[{h}]"
-        if not isinstance(o, dict):
-            raise InputError(f"{w}: expected an object with keys U, V and optionally W")
-        extra = sorted(set(o) - {"U", "V", "W"})
-        if extra:
-            raise InputError(f"{w}: unknown key(s) {', '.join(extra)}")
-        if "U" not in o or "V" not in o:
-            raise InputError(f"{w}: missing key {'U' if 'U' not in o else 'V'}")
-        U, V = _matrix(o["U"], f"{w}.U"), _matrix(o["V"], f"{w}.V")
-        if len(U) != D or len(U[0]) != D:
-            raise InputError(f"{w}.U must be {D}x{D} (the token dimension), got {len(U)}x{len(U[0])}")
-        if len(V[0]) != D:
-            raise InputError(f"{w}.V must have {D} columns, got {len(V[0])}")
-        W = _matrix(o["W"], f"{w}.W") if "W" in o else _identity(len(V))
-        if len(W[0]) != len(V):
-            raise InputError(f"{w}.W must have {len(V)} columns (rows of V), got {len(W[0])}")
+    for h, o in enumerate(validate(HEADS, obj, where, root="heads", D=D)):
+        w = f"{where}: heads[{h}]"
+        U, V = _rows(o.U), _rows(o.V)
+        W = _rows(o.W) if o.W is not None else _identity(len(V))
         if q is None:
             q = len(W)
         elif len(W) != q:
-            raise InputError(f"{w}.W has {len(W)} rows but head 0 outputs {q}: all heads must share the output space")
+            raise InputError(f"{w}.W: has {len(W)} rows but head 0 outputs {q}; all heads must share the output space")
         heads.append(Head(U, V, W))
     return heads
 
 
-def parse_target(obj, D: int, q: int, where: str = "target") -> Target:
-    if not isinstance(obj, dict):
-        raise InputError(f"{where}: expected an object with keys B and noise_covariance")
-    extra = sorted(set(obj) - {"B", "noise_covariance"})
-    if extra:
-        raise InputError(f"{where}: unknown key(s) {', '.join(extra)}")
-    if "B" not in obj:
-        raise InputError(f"{where}: missing key B")
-    B = _matrix(obj["B"], f"{where}.B")
+def _rows(M):
+    return tuple(tuple(r) for r in M)
+
+
+def parse_target(obj, D: int, q: int, where: str = "--target") -> Target:
+    """{"B": q x D, "noise_covariance": q x q symmetric PSD (default 0)} (schema
+    :data:`softmix.numerics.input_schema.TARGET`)."""
+    from .input_schema import TARGET, validate
+
+    t = validate(TARGET, obj, where)
+    B = _rows(t.B)
     if len(B) != q or len(B[0]) != D:
-        raise InputError(f"{where}.B must be {q}x{D} (output x token dimension), got {len(B)}x{len(B[0])}")
-    N = _matrix(obj["noise_covariance"], f"{where}.noise_covariance") if "noise_covariance" in obj \
+        raise InputError(f"{where}: B: expected a {q}x{D} matrix (output x token dimension), got {len(B)}x{len(B[0])}")
+    N = _rows(t.noise_covariance) if t.noise_covariance is not None \
         else tuple(tuple(Fraction(0) for _ in range(q)) for _ in range(q))
     if len(N) != q or len(N[0]) != q:
-        raise InputError(f"{where}.noise_covariance must be {q}x{q}, got {len(N)}x{len(N[0])}")
+        raise InputError(f"{where}: noise_covariance: expected a {q}x{q} matrix, got {len(N)}x{len(N[0])}")
     for i in range(q):
         for j in range(i + 1, q):
             if N[i][j] != N[j][i]:
-                raise InputError(f"{where}.noise_covariance is not symmetric (entry [{i}][{j}])")
+                raise InputError(f"{where}: noise_covariance is not symmetric (entry [{i}][{j}])")
     arr = np.array([[float(x) for x in r] for r in N])
     if np.linalg.eigvalsh(arr)[0] < -1e-10 * max(1.0, float(np.abs(arr).max())):
-        raise InputError(f"{where}.noise_covariance is not positive semidefinite")
+        raise InputError(f"{where}: noise_covariance is not positive semidefinite")
     return Target(B, N)
 
 
