@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 __all__ = ["VERDICTS", "Outcome", "Control", "Claim", "Context", "REGISTRY", "register", "register_section",
-           "load_all", "load_plugin", "get", "SECTIONS", "PLUGINS", "ENTRY_POINT_GROUP"]
+           "load_all", "load_plugin", "get", "SECTIONS", "PLUGINS", "PLUGIN_CLAIMS", "plugin_claims", "ENTRY_POINT_GROUP"]
 
 VERDICTS = ("verified", "confirmed", "refuted", "inconclusive", "error")
 
@@ -178,6 +178,17 @@ def register(claim: Claim) -> Claim:
 _entry_points_loaded = False
 #: plugin specs loaded so far (module names or file paths), in load order; shipped to workers
 PLUGINS: list[str] = []
+#: plugin spec (absolute path of a file, module name, entry-point value) -> ids of the claims its
+#: loading registered, in order (``softmix verify --plugin FILE`` with no ids runs these)
+PLUGIN_CLAIMS: dict[str, list[str]] = {}
+
+
+def plugin_claims(spec: str) -> list[str]:
+    """Ids of the claims that loading ``spec`` (as given to :func:`load_plugin`) registered."""
+    import os
+
+    is_file = spec.endswith(".py") or os.sep in spec or bool(os.altsep and os.altsep in spec)
+    return list(PLUGIN_CLAIMS.get(os.path.abspath(spec) if is_file else spec, []))
 
 
 def _plugin_module_name(path: str) -> str:
@@ -208,6 +219,7 @@ def load_plugin(spec: str):
     key = os.path.abspath(spec) if is_file else spec
     if key in PLUGINS:
         return sys.modules.get(_plugin_module_name(key) if is_file else spec)
+    before = set(REGISTRY)
     try:
         if is_file:
             if not os.path.isfile(spec):
@@ -234,7 +246,15 @@ def load_plugin(spec: str):
     except Exception as e:
         raise InputError(f"plugin {spec} failed to load: {type(e).__name__}: {e}") from None
     PLUGINS.append(key)
+    PLUGIN_CLAIMS[key] = [c for c in REGISTRY if c not in before]
+    if not PLUGIN_CLAIMS[key] and module is not None:  # imported earlier (an entry point): its module's claims
+        PLUGIN_CLAIMS[key] = [cid for cid, c in REGISTRY.items() if _claim_module(c) == module.__name__
+                              or _claim_module(c).startswith(module.__name__ + ".")]
     return module
+
+
+def _claim_module(c: Claim) -> str:
+    return getattr(getattr(c.check, "__wrapped__", c.check), "__module__", "") or ""
 
 
 def _load_entry_points():
@@ -243,10 +263,12 @@ def _load_entry_points():
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name != "paper", e.name)):
         if ep.value in PLUGINS:
             continue
+        before = set(REGISTRY)
         obj = ep.load()
         if callable(obj):  # an entry point may also name a function that registers claims
             obj()
         PLUGINS.append(ep.value)
+        PLUGIN_CLAIMS[ep.value] = [c for c in REGISTRY if c not in before]
 
 
 def load_all(plugins=()) -> dict[str, Claim]:

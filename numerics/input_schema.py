@@ -19,7 +19,6 @@ the objects built from it (:class:`~softmix.numerics.mixture.GaussianMixture`, `
 """
 from __future__ import annotations
 
-import difflib
 from typing import Annotated, Any, Optional
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, TypeAdapter, ValidationError, \
@@ -27,7 +26,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidato
 from pydantic_core import PydanticCustomError
 
 from .errors import InputError
-from .parsing import LIMITS, parse_number, show_value
+from .parsing import LIMITS, parse_number, show_value, suggest
 
 __all__ = ["Number", "Vector", "Matrix", "MixtureSchema", "HeadSchema", "TargetSchema", "MIXTURE", "MATRIX",
            "HEADS", "TARGET", "validate", "format_path"]
@@ -145,12 +144,6 @@ def _describe(err: dict, keys) -> str:
         key = str(err["loc"][-1])
         return f"unknown key {key!r}{suggest(key, keys)} (accepted: {', '.join(keys)})"
     return err["msg"]
-
-
-def suggest(name: str, names) -> str:
-    """`` (did you mean 'x'?)`` for the nearest of ``names`` (difflib), or ``""``."""
-    near = difflib.get_close_matches(name, list(names), n=1, cutoff=0.6)
-    return f" (did you mean {near[0]!r}?)" if near else ""
 
 
 def validate(schema: TypeAdapter, obj, where: str, root: str = "", **context):

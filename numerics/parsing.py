@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .errors import InputError
 
-__all__ = ["InputLimits", "LIMITS", "parse_number", "load_json_file", "check_json_bounds", "show_value"]
+__all__ = ["InputLimits", "LIMITS", "parse_number", "load_json_file", "check_json_bounds", "show_value", "suggest"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,14 @@ def show_value(x) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def suggest(name: str, names) -> str:
+    """`` (did you mean 'x'?)`` for the nearest of ``names`` (difflib), or ``""``."""
+    import difflib
+
+    near = difflib.get_close_matches(str(name), [str(n) for n in names], n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
 def _range_error(where: str, text, what: str) -> InputError:
     lim = LIMITS
     shown = text if len(text) <= 40 else text[:20] + "..." + text[-12:] + f" ({len(text)} characters)"
@@ -91,6 +99,8 @@ def _check_decimal(d: Decimal, where: str, text: str) -> Decimal:
 def _decimal(text: str, where: str, full: str) -> Decimal:
     s = text.strip()
     m = _DECIMAL.fullmatch(s)
+    if m is None and s.lower().lstrip("+-") in ("inf", "infinity", "nan", "snan"):
+        raise InputError(f"{where}: non-finite number {full!r} (expected a finite number)")
     if m is None:
         raise InputError(f"{where}: not a number: {full!r} (expected a decimal such as -1.25e-3 or a ratio p/q)")
     if m.group(1) is not None and len(m.group(1).lstrip("+-")) > _MAX_EXP_DIGITS:
