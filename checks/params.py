@@ -172,6 +172,7 @@ def _check(t, v, where):
     if kind == "int":
         if isinstance(v, bool) or not (isinstance(v, int) or (isinstance(v, float) and v.is_integer())):
             raise InputError(f"{where}: expected an integer, got {v!r}")
+        _number(v, where)  # within the number limits
         if t[1] == "nonnegative" and v < 0:
             raise InputError(f"{where}: must be non-negative, got {v!r}")
         if t[1] == "positive" and v < 1:

@@ -152,7 +152,9 @@ def validate(schema: TypeAdapter, obj, where: str, root: str = "", **context):
     try:
         return schema.validate_python(obj, context=context or None)
     except ValidationError as e:
-        err = e.errors(include_url=False)[0]
+        errs = e.errors(include_url=False)
+        # an unknown key explains a missing one (a typo): report it first
+        err = next((x for x in errs if x["type"] == "extra_forbidden"), errs[0])
         loc = err["loc"][:-1] if err["type"] in ("missing", "extra_forbidden") else err["loc"]
         path = format_path(loc, root)
         msg = _describe(err, _KEYS.get(schema, ()))

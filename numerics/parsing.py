@@ -202,17 +202,11 @@ def _literal(text: str, parse):
 
 
 def _json_float(text: str) -> Decimal:
+    if len(text) < 32:  # the common case, without a Python frame more
+        d = Decimal(text)
+        if d == 0 or LIMITS.min_exponent <= d.adjusted() <= LIMITS.max_exponent:
+            return d
     return _literal(text, lambda t: _check_decimal(Decimal(t), "literal", t))
-
-
-def _json_int(text: str) -> int:
-    def parse(t):
-        if len(t.lstrip("-")) > LIMITS.max_digits:
-            raise _range_error("literal", t, f"has {len(t.lstrip('-'))} digits")
-        v = int(t)
-        parse_number(v, "literal")
-        return v
-    return _literal(text, parse)
 
 
 def _reject_constant(c):
@@ -246,7 +240,7 @@ def _max_bracket_depth(text: str) -> int:
     """Deepest nesting of ``[``/``{`` outside strings, computed without recursion (numpy)."""
     import numpy as np
 
-    stripped = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text)
+    stripped = re.sub(r'"[^"\\]*(?:\\.[^"\\]*)*"', '""', text)
     b = np.frombuffer(stripped.encode("utf-8", "replace"), dtype=np.uint8)
     step = ((b == ord("[")) | (b == ord("{"))).astype(np.int32) - ((b == ord("]")) | (b == ord("}"))).astype(np.int32)
     return int(np.cumsum(step).max()) if len(step) else 0
@@ -276,7 +270,9 @@ def load_json_file(path) -> object:
     if depth > LIMITS.max_depth:
         raise InputError(f"{path}: nested {depth} levels deep, more than the limit of {LIMITS.max_depth}")
     try:
-        obj = json.loads(text, parse_float=_json_float, parse_int=_json_int, parse_constant=_reject_constant)
+        # integer literals are parsed by json itself (C speed; Python refuses more than 4300 digits);
+        # their range is checked where they are read as numbers (parse_number)
+        obj = json.loads(text, parse_float=_json_float, parse_constant=_reject_constant)
     except _Literal as e:
         line = _line_of(text, e.text)
         raise InputError(f"{path}: {'line %d: ' % line if line else ''}{e.message}") from None
@@ -284,5 +280,8 @@ def load_json_file(path) -> object:
         raise InputError(f"{path}: invalid JSON ({e.msg} at line {e.lineno})") from None
     except RecursionError:
         raise InputError(f"{path}: nested too deeply (limit {LIMITS.max_depth} levels)") from None
+    except ValueError as e:  # an integer literal past Python's digit limit for int()
+        why = str(e).split(";")[0]
+        raise InputError(f"{path}: an integer literal with too many digits (limit {LIMITS.max_digits}; {why})") from None
     check_json_bounds(obj, str(path))
     return obj
