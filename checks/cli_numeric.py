@@ -68,6 +68,7 @@ def cmd_finite_prompt(args):
         c = F.finite_prompt_constants(mix, np.array(U, float), np.array(V, float), np.array(z, float))
         doc = {"bias_coefficient": c["bias"].tolist(), "covariance_coefficient": c["covariance"].tolist(),
                "effective_sample_fraction": float(c["effective_sample_fraction"]), "rho": float(c["rho"]),
+               "log_rho": c["log_rho"],
                "mse_coefficient": float(c["mse"]), "limit": c["limit"].tolist()}
     if args.mc:
         Ls = parse_lengths(args.mc)

@@ -26,6 +26,7 @@ import mpmath as mpm
 import numpy as np
 
 from .errors import InputError
+from .logspace import scaled, scaled_sum
 from .mixture import GaussianMixture, psd_sqrt
 from .precision import to_mpf, workdps
 
@@ -134,6 +135,8 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
     cross (n,)         its h != h' part (zero when heads do not share the prompt)
     bias_residual (n,) -2 r^T sum_h W_h b_h
     K (n,)             variance + bias_residual = lim L (R_L(z) - R_inf(z))
+    (where some rho_hh' exceeds float64 these are +-inf by a log-space sum, never nan; the _mp
+    function gives their digits)
     risk_infinite (n,) ||B z - yhat_inf||^2 + tr(noise)
     residual (n, q), prediction (n, q), bias (H, n, q) = W_h b_h, rho (H, H, n).
 
@@ -170,11 +173,14 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
     cross = np.zeros(n)
     bias = np.zeros((H, n, B.shape[0]))
     rho = np.zeros((H, H, n))
+    terms = []  # (h, k, log rho_hk, unscaled t_hk, unscaled bias_h or None): the log-space path's inputs
     for h in range(H):
         for k in range(h, H):
             b = A[h] + A[k]
             g2, lam2 = tilt(b)
-            rr = np.exp(lam2 - one[h][1] - one[k][1])
+            lrr = lam2 - one[h][1] - one[k][1]
+            with np.errstate(over="ignore"):
+                rr = np.exp(lrr)
             rho[h, k] = rho[k, h] = rr
             t = np.zeros(n)
             Pg2 = 0.0
@@ -184,17 +190,42 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
                 t += g2[:, j] * (trPGP[h][k][j] + np.einsum("nq,nq->n", Pmu_h - Pg[h], Pmu_k - Pg[k]))
                 if h == k:
                     Pg2 = Pg2 + g2[:, j:j + 1] * Pmu_h
-            t *= rr
-            if h == k:
-                var += t
-                bias[h] = rr[:, None] * (Pg[h] - Pg2)
-            else:
-                var += 2 * t
-                cross += 2 * t
-    bres = -2.0 * np.einsum("nq,hnq->n", r, bias)
-    return {"variance": var, "cross": cross, "bias_residual": bres, "K": var + bres,
-            "risk_infinite": (r**2).sum(1) + trN, "residual": r, "prediction": pred,
-            "bias": bias, "rho": rho}
+            terms.append((h, k, lrr, t.copy(), Pg[h] - Pg2 if h == k else None))
+            with np.errstate(over="ignore", invalid="ignore"):
+                t *= rr
+                if h == k:
+                    var += t
+                    bias[h] = rr[:, None] * (Pg[h] - Pg2)
+                else:
+                    var += 2 * t
+                    cross += 2 * t
+    with np.errstate(invalid="ignore"):
+        bres = -2.0 * np.einsum("nq,hnq->n", r, bias)
+    out = {"variance": var, "cross": cross, "bias_residual": bres, "K": var + bres,
+           "risk_infinite": (r**2).sum(1) + trN, "residual": r, "prediction": pred, "bias": bias, "rho": rho}
+    over = ~np.all(np.isfinite(rho), axis=(0, 1))
+    if over.any():  # some rho overflows float64: those queries' constants in log space (inf, never nan)
+        _log_space_rows(out, terms, r, over)
+    return out
+
+
+def _log_space_rows(out: dict, terms, r, rows) -> None:
+    """Recompute, for the queries ``rows`` (a mask) where some rho_hk overflows float64, every
+    constant as signed sums of exp(log rho_hk) * (finite factor) (:func:`logspace.scaled_sum`):
+    +-inf where the value exceeds float64, the right sign, no inf - inf."""
+    var, cross, bres = [], [], []
+    for h, k, lrr, t, bh in terms:
+        l = lrr[rows]
+        var.append((l, (1.0 if h == k else 2.0) * t[rows]))
+        if h != k:
+            cross.append((l, 2.0 * t[rows]))
+        else:
+            out["bias"][h][rows] = scaled(l[:, None], bh[rows])
+            bres.append((l, -2.0 * np.einsum("nq,nq->n", r[rows], bh[rows])))
+    out["variance"][rows] = scaled_sum(var)
+    out["cross"][rows] = scaled_sum(cross) if cross else 0.0
+    out["bias_residual"][rows] = scaled_sum(bres)
+    out["K"][rows] = scaled_sum(var + bres)
 
 
 _PREP: dict = {}
