@@ -332,12 +332,12 @@ def finite_prompt_constants(mix: GaussianMixture, U, V, z) -> dict:
     for k in range(mix.n_components):
         d = g2[0, k] - grad1  # m_k + 2 G_k a - grad Lambda(a)
         C += w2[k] * (G[k] + np.outer(d, d))
-    VCV = V @ C @ V.T
     if log_rho < _LOG_MAX:
         rho = float(np.exp(log_rho))
-        cov = rho * VCV
+        cov = rho * V @ C @ V.T
         bias, mse = rho * V @ (grad1 - grad2), float(np.trace(cov))
     else:  # rho overflows float64: keep it a logarithm (inf where the value is, 0 where the factor is 0; no nan)
+        VCV = V @ C @ V.T
         rho, cov = math.inf, scaled(log_rho, VCV)
         bias, mse = scaled(log_rho, V @ (grad1 - grad2)), float(scaled(log_rho, np.trace(VCV)))
     return {"rho": rho, "log_rho": log_rho, "bias": bias, "covariance": cov, "mse": mse,

@@ -19,11 +19,16 @@ def workdps(dps: int):
 
 def to_fraction(x) -> Fraction:
     """Exact rational from int, Fraction, Decimal, decimal string or float (a float is taken at
-    its exact binary value)."""
+    its exact binary value).  Strings and Decimals past the input limits of
+    :func:`softmix.numerics.parsing.parse_number` raise InputError (in no time)."""
     if isinstance(x, Fraction):
         return x
     if isinstance(x, bool):
         raise TypeError("booleans are not numbers here")
+    if isinstance(x, (str, Decimal)):  # within the input limits (a huge exponent would never finish)
+        from .parsing import parse_number
+
+        parse_number(x, "number")
     if isinstance(x, (int, Decimal)):
         return Fraction(x)
     if isinstance(x, float):
