@@ -165,7 +165,8 @@ def test_refusals_take_well_under_a_second_in_process(tmp_path):
 
 # ---- --config: mixtures in pieces, suggestions ------------------------------------------------------
 @pytest.mark.parametrize("config, needle", [
-    ({"smart-2025-mixture": {"weights": ["0.2", "0.3", "0.4"]}}, "smart-2025-mixture (weights, means form a mixture): weights sum to 0.9, not 1"),
+    ({"smart-2025-mixture": {"weights": ["0.2", "0.3", "0.4"]}},
+     "smart-2025-mixture (weights, means form a mixture): weights sum to 0.9, not 1"),
     ({"smart-2025-mixture": {"means": [["1", "0"], ["0", "1"]]}}, "means: expected 3 vectors (one per weight), got 2"),
     ({"smart-2025-mixture": {"means": [["1", "0"], ["0", "1"], ["1"]]}}, "smart-2025-mixture.means: rows have different lengths"),
     ({"smart-2025-mixture": {"weights": ["0.5", "0.6", "-0.1"]}}, "weights[2] = -0.1 is not positive"),
