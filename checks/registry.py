@@ -246,15 +246,21 @@ def load_plugin(spec: str):
     except Exception as e:
         raise InputError(f"plugin {spec} failed to load: {type(e).__name__}: {e}") from None
     PLUGINS.append(key)
-    PLUGIN_CLAIMS[key] = [c for c in REGISTRY if c not in before]
-    if not PLUGIN_CLAIMS[key] and module is not None:  # imported earlier (an entry point): its module's claims
-        PLUGIN_CLAIMS[key] = [cid for cid, c in REGISTRY.items() if _claim_module(c) == module.__name__
-                              or _claim_module(c).startswith(module.__name__ + ".")]
+    PLUGIN_CLAIMS[key] = _new_claims(before, getattr(module, "__name__", None))
     return module
 
 
-def _claim_module(c: Claim) -> str:
-    return getattr(getattr(c.check, "__wrapped__", c.check), "__module__", "") or ""
+def _new_claims(before: set, module_name: str | None) -> list[str]:
+    """The claims registered since ``before``; none when the module had been imported already
+    (then the claims decided by functions of ``module_name`` or its submodules)."""
+    new = [c for c in REGISTRY if c not in before]
+    if new or not module_name:
+        return new
+
+    def mod(c: Claim) -> str:
+        return getattr(getattr(c.check, "__wrapped__", c.check), "__module__", "") or ""
+
+    return [cid for cid, c in REGISTRY.items() if mod(c) == module_name or mod(c).startswith(module_name + ".")]
 
 
 def _load_entry_points():
@@ -268,7 +274,7 @@ def _load_entry_points():
         if callable(obj):  # an entry point may also name a function that registers claims
             obj()
         PLUGINS.append(ep.value)
-        PLUGIN_CLAIMS[ep.value] = [c for c in REGISTRY if c not in before]
+        PLUGIN_CLAIMS[ep.value] = _new_claims(before, ep.value.split(":")[0])
 
 
 def load_all(plugins=()) -> dict[str, Claim]:

@@ -327,24 +327,29 @@ def finite_prompt_constants(mix: GaussianMixture, U, V, z) -> dict:
     w2 = np.exp(log_gates(s2))[0]
     grad1 = w1 @ g1[0]
     grad2 = w2 @ g2[0]
-    log_rho = float(lam2 - 2 * lam1)
     C = np.zeros((mix.dim, mix.dim))
     for k in range(mix.n_components):
         d = g2[0, k] - grad1  # m_k + 2 G_k a - grad Lambda(a)
         C += w2[k] * (G[k] + np.outer(d, d))
-    if log_rho < _LOG_MAX:
-        rho = float(np.exp(log_rho))
-        cov = rho * V @ C @ V.T
-        bias, mse = rho * V @ (grad1 - grad2), float(np.trace(cov))
-    else:  # rho overflows float64: keep it a logarithm (inf where the value is, 0 where the factor is 0; no nan)
-        VCV = V @ C @ V.T
-        rho, cov = math.inf, scaled(log_rho, VCV)
-        bias, mse = scaled(log_rho, V @ (grad1 - grad2)), float(scaled(log_rho, np.trace(VCV)))
-    return {"rho": rho, "log_rho": log_rho, "bias": bias, "covariance": cov, "mse": mse,
-            "effective_sample_fraction": float(np.exp(-log_rho)), "limit": V @ grad1}
+    log_rho = float(lam2 - 2 * lam1)
+    if log_rho >= _LOG_MAX:  # rho overflows float64
+        return _overflowed_constants(log_rho, V @ C @ V.T, V @ (grad1 - grad2), V @ grad1)
+    rho = float(np.exp(lam2 - 2 * lam1))
+    cov = rho * V @ C @ V.T
+    return {"rho": rho, "log_rho": log_rho, "bias": rho * V @ (grad1 - grad2), "covariance": cov,
+            "mse": float(np.trace(cov)), "effective_sample_fraction": 1.0 / rho,
+            "limit": V @ grad1}
 
 
 _LOG_MAX = math.log(np.finfo(float).max)
+
+
+def _overflowed_constants(log_rho: float, VCV, Vdiff, limit) -> dict:
+    """The constants when rho = exp(log_rho) exceeds float64: products kept in log space (inf where
+    the value is, 0 where the factor is 0; never nan)."""
+    return {"rho": math.inf, "log_rho": log_rho, "bias": scaled(log_rho, Vdiff), "covariance": scaled(log_rho, VCV),
+            "mse": float(scaled(log_rho, np.trace(VCV))), "effective_sample_fraction": float(np.exp(-log_rho)),
+            "limit": limit}
 
 
 def _lse(s):
