@@ -53,7 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_show)
     sp = sub.add_parser("verify", help="run claims and their negative controls")
-    sp.add_argument("claims", nargs="*", help="claim ids to run (default: every registered claim)")
+    sp.add_argument("claims", nargs="*", help="claim ids to run (default: every registered claim; with --plugin, "
+                                              "the plugins' claims)")
+    sp.add_argument("--all", action="store_true",
+                    help="with --plugin and no claim ids: run every registered claim, not only the plugins'")
     sp.add_argument("--profile", choices=["quick", "full"], default="quick",
                     help="parameter profile: quick (CI-sized) or full (paper-sized); default quick")
     sp.add_argument("--seed", type=_seed, default=20261130,

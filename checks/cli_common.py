@@ -24,13 +24,20 @@ def seed_arg(text: str) -> int:
 
 
 def parse_query(text: str, dim: int | None = None):
+    """``--query "z1,z2,..."``: comma-separated numbers (the grammar of :func:`softmix.parse_number`),
+    at most ``LIMITS.max_dimension`` of them."""
     from softmix.numerics.errors import InputError
-    from softmix.numerics.mixture import parse_number
+    from softmix.numerics.parsing import LIMITS, parse_number
 
+    lim = LIMITS.max_dimension
+    if len(text) > lim * (LIMITS.max_number_chars + 1):
+        raise InputError(f"--query: {len(text)} characters, more than {lim} numbers can hold")
     parts = [p for p in text.replace(" ", "").split(",") if p != ""]
     if not parts:
-        raise InputError("--query: empty query")
-    vals = [parse_number(p, f"--query entry {i}") for i, p in enumerate(parts)]
+        raise InputError("--query: empty query (expected comma-separated numbers such as 0.5,-1/3)")
+    if len(parts) > lim:
+        raise InputError(f"--query: {len(parts)} entries, more than the limit of {lim}")
+    vals = [parse_number(p, f"--query[{i}]") for i, p in enumerate(parts)]
     if dim is not None and len(vals) != dim:
         raise InputError(f"--query has {len(vals)} entries but the mixture has dimension {dim}")
     return vals

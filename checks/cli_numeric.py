@@ -15,9 +15,9 @@ def _load_inputs(args):
     V = read_matrix(args.V)
     D = mix.dim
     if len(U) != D or len(U[0]) != D:
-        raise InputError(f"{args.U}: U must be {D}x{D}, got {len(U)}x{len(U[0])}")
+        raise InputError(f"{args.U}: expected U to be a {D}x{D} matrix (the mixture's dimension), got {len(U)}x{len(U[0])}")
     if len(V[0]) != D:
-        raise InputError(f"{args.V}: V must have {D} columns, got {len(V[0])}")
+        raise InputError(f"{args.V}: expected V to have {D} columns (the mixture's dimension), got {len(V[0])}")
     z = parse_query(args.query, D)
     if args.dps is not None and not (5 <= args.dps <= 10000):
         raise InputError("--dps must be between 5 and 10000")
@@ -25,11 +25,11 @@ def _load_inputs(args):
 
 
 def cmd_attention(args):
+    mix, U, V, z = _load_inputs(args)  # every input validated before the numerics (and SymPy) load
     import numpy as np
     from softmix.numerics import attention as A
     from softmix.numerics.precision import fmt_mp
 
-    mix, U, V, z = _load_inputs(args)
     if args.dps:
         work = args.dps + 15
         T = A.softmax_attention_mp(mix, U, V, z, dps=work)
@@ -49,13 +49,13 @@ def cmd_attention(args):
 
 
 def cmd_finite_prompt(args):
+    mix, U, V, z = _load_inputs(args)
     import numpy as np
     from softmix.numerics import finite_prompt as F
     from softmix.numerics.errors import InputError
     from softmix.numerics.precision import fmt_mp
     from .risk_cli import parse_compare
 
-    mix, U, V, z = _load_inputs(args)
     compare = parse_compare(args)
     Ls = None
     if args.mc:
@@ -76,6 +76,7 @@ def cmd_finite_prompt(args):
         c = F.finite_prompt_constants(mix, np.array(U, float), np.array(V, float), np.array(z, float))
         doc = {"bias_coefficient": c["bias"].tolist(), "covariance_coefficient": c["covariance"].tolist(),
                "effective_sample_fraction": float(c["effective_sample_fraction"]), "rho": float(c["rho"]),
+               "log_rho": c["log_rho"],
                "mse_coefficient": float(c["mse"]), "limit": c["limit"].tolist()}
     if args.mc:
         doc["monte_carlo"], doc["decision"] = _finite_prompt_mc(args, mix, U, V, z, Ls, compare)

@@ -11,7 +11,7 @@ from .cli_common import UsageError
 __all__ = ["cmd_list", "cmd_show", "cmd_verify", "cmd_coverage", "cmd_schema", "load_config"]
 
 
-def load_config(path: str, claims: dict, selected=()) -> dict:
+def load_config(path: str, claims: dict, selected=(), profile: str | None = None) -> dict:
     """``--config`` file -> {claim id: overrides}, validated against the claims' parameter types
     before anything runs (:mod:`softmix.checks.params`).
 
@@ -19,17 +19,20 @@ def load_config(path: str, claims: dict, selected=()) -> dict:
     given flat: ``{"lda": {"m1": ..., "Gamma": ...}}`` sets the ``m1`` and ``Gamma`` entries of
     every claim of the section whose parameters nest them in an object (the LDA claims' ``lda``
     problem), merged with that object's defaults; the nested form ``{"lda": {"lda": {...}}}``
-    works too.  A key no target claim accepts, a wrong type, a non-finite number, a negative
-    scale or a non-PSD covariance is an :class:`InputError` (one line, exit 2).
+    works too.  A key no target claim accepts (with the nearest accepted name suggested), a wrong
+    type, a number past the limits, a negative scale, a non-PSD covariance or a mixture given in
+    pieces that is not one is an :class:`InputError` (one line, exit 2).  Every claim's values go
+    through :func:`softmix.checks.params.validate_params` with ``profile``'s defaults.
     """
     from softmix.checks.params import validate_params
     from softmix.checks.registry import SECTIONS
     from softmix.numerics.errors import InputError
-    from softmix.numerics.mixture import load_json_file
+    from softmix.numerics.parsing import load_json_file, show_value, suggest
 
     obj = load_json_file(path)
     if not isinstance(obj, dict):
-        raise InputError(f"{path}: expected a JSON object mapping claim ids or sections to parameters")
+        raise InputError(f"{path}: expected a JSON object mapping claim ids or sections to parameters, "
+                         f"got {show_value(obj)}")
     per_claim: dict = {}
 
     def nests(c):  # parameters of c that are objects of named entries (not mixtures)
@@ -54,21 +57,52 @@ def load_config(path: str, claims: dict, selected=()) -> dict:
     # section keys first, then claim ids (claim-specific overrides win)
     for key in sorted(obj, key=lambda k: k in claims):
         val = obj[key]
-        if not isinstance(val, dict):
-            raise InputError(f"{path}: value for {key!r} must be an object of parameters")
         if key in claims:
             targets, what = [claims[key]], "claim"
         elif key in SECTIONS:
             targets, what = [c for c in claims.values() if c.section == key], "section"
         else:
-            raise InputError(f"{path}: unknown claim id or section {key!r}")
+            raise InputError(f"{path}: unknown claim id or section {key!r}{suggest(key, [*claims, *SECTIONS])} "
+                             "(see 'softmix list')")
+        if not isinstance(val, dict):
+            raise InputError(f"{path}: {key}: expected an object of parameters, got {show_value(val)}")
         bad = [name for name in val if not [c for c in targets if apply(c, name, val[name])]]
         if bad:
-            raise InputError(f"{path}: {what} {key!r} does not accept parameter(s) {', '.join(sorted(bad))}")
+            names = {n for c in targets for n in [*c.defaults, *(k for m in nests(c) for k in c.defaults[m])]}
+            raise InputError(f"{path}: {what} {key!r} does not accept parameter(s) {', '.join(sorted(bad))}"
+                             f"{suggest(sorted(bad)[0], sorted(names))}")
     first = [c for c in selected if c in per_claim]  # name the claims asked for in the message
     for cid in first + [c for c in per_claim if c not in first]:
-        validate_params(claims[cid], per_claim[cid], f"{path}: {cid}")
+        validate_params(claims[cid], per_claim[cid], f"{path}: {cid}", profile)
     return {cid: over for cid, over in per_claim.items() if over}
+
+
+def _check_ids(ids, claims) -> None:
+    """Unknown claim ids: one usage error, with the nearest known id suggested."""
+    from softmix.numerics.parsing import suggest
+
+    unknown = [c for c in ids if c not in claims]
+    if unknown:
+        raise UsageError(f"unknown claim id(s): {', '.join(unknown)}{suggest(unknown[0], claims)} (see 'softmix list')")
+
+
+def _selected_ids(args, claims) -> list:
+    """The claims a verify run decides: the ids given; else, with ``--plugin`` and without ``--all``,
+    the claims the plugins register; else every registered claim."""
+    from softmix.checks.registry import plugin_claims
+
+    if args.claims:
+        _check_ids(args.claims, claims)
+        if getattr(args, "all", False):
+            raise UsageError("--all runs every registered claim: give claim ids or --all, not both")
+        return list(args.claims)
+    if args.plugin and not getattr(args, "all", False):
+        ids = [cid for spec in args.plugin for cid in plugin_claims(spec)]
+        if not ids:
+            raise UsageError(f"--plugin {', '.join(args.plugin)}: registers no claim (give claim ids, or --all "
+                             "for every registered claim)")
+        return list(dict.fromkeys(ids))
+    return list(claims)
 
 
 def cmd_list(args):
@@ -90,9 +124,7 @@ def cmd_show(args):
     from softmix.checks.registry import load_all
 
     claims = load_all(args.plugin)
-    for cid in args.claims:
-        if cid not in claims:
-            raise UsageError(f"unknown claim id {cid!r} (see 'softmix list')")
+    _check_ids(args.claims, claims)
     for cid in args.claims:
         c = claims[cid]
         print(f"{c.id}: {c.title}\n  source: {c.source}\n  kind: {c.kind}\n  statement: {c.statement}")
@@ -139,15 +171,12 @@ def cmd_verify(args):
     from softmix.checks.runner import exit_code, run_claims, verdict_counts, versions
 
     claims = load_all(args.plugin)
-    ids = args.claims or list(claims)
-    unknown = [c for c in ids if c not in claims]
-    if unknown:
-        raise UsageError(f"unknown claim id(s): {', '.join(unknown)} (see 'softmix list')")
+    ids = _selected_ids(args, claims)
     if args.quiet and args.verbose:
         raise UsageError("--quiet and --verbose cannot be combined")
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
-    config = load_config(args.config, claims, ids) if args.config else {}
+    config = load_config(args.config, claims, ids, args.profile) if args.config else {}
     if args.report:
         try:
             import matplotlib  # noqa: F401

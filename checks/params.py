@@ -32,8 +32,8 @@ from fractions import Fraction
 
 from softmix.numerics.errors import InputError
 
-__all__ = ["NonNegative", "Positive", "Covariance", "Number", "infer_type", "register_shape", "validate_value",
-           "validate_params", "coerce_dataclass"]
+__all__ = ["NonNegative", "Positive", "Covariance", "Number", "Exact", "Real", "infer_type", "register_shape",
+           "validate_value", "validate_params", "coerce_dataclass", "PARAM_CHECKS"]
 
 
 class _Marker:
@@ -46,10 +46,17 @@ class _Marker:
 
 #: markers for ``typing.Annotated``: ``gamma: NonNegative = 1.0``
 _NONNEG, _POS, _COV, _NUM = _Marker("nonnegative"), _Marker("positive"), _Marker("covariance"), _Marker("number")
-Number = typing.Annotated[float, _NUM]  # any finite number: int, float or decimal string
-NonNegative = typing.Annotated[float, _NONNEG]
-Positive = typing.Annotated[float, _POS]
-Covariance = typing.Annotated[list, _COV]  # symmetric positive semidefinite matrix (list of rows)
+_EXACT, _REAL = _Marker("exact"), _Marker("real")
+Number = typing.Annotated[float, _NUM]  # any finite number: int, float or decimal string; arrives as float
+NonNegative = typing.Annotated[float, _NONNEG]  # arrives as float
+Positive = typing.Annotated[float, _POS]  # arrives as float
+Covariance = typing.Annotated[list, _COV]  # symmetric positive semidefinite matrix; arrives as rows of Fractions
+#: a number that arrives in the check as an exact ``fractions.Fraction`` ("1/3" is exactly 1/3)
+Exact = typing.Annotated[Fraction, _EXACT]
+#: a number that arrives as an ``mpmath.mpf`` rounded once from its exact value, at the precision
+#: of the dataclass's ``dps`` field (decimal digits) when it has one, else at 50 digits
+Real = typing.Annotated[typing.Any, _REAL]
+REAL_DEFAULT_DPS = 50
 
 #: names that denote a standard deviation, a variance or a scale (non-negative), and a covariance
 _SCALE_NAMES = re.compile(r"^(gamma|xi|sigma|tau|std|sd|var|variance|noise|eps|rbf_tau)(\d*|_.*)$")
@@ -165,6 +172,7 @@ def _check(t, v, where):
     if kind == "int":
         if isinstance(v, bool) or not (isinstance(v, int) or (isinstance(v, float) and v.is_integer())):
             raise InputError(f"{where}: expected an integer, got {v!r}")
+        _number(v, where)  # within the number limits
         if t[1] == "nonnegative" and v < 0:
             raise InputError(f"{where}: must be non-negative, got {v!r}")
         if t[1] == "positive" and v < 1:
@@ -210,10 +218,14 @@ def _check(t, v, where):
             raise InputError(f"{where}: expected an object, got {v!r}")
         bad = sorted(set(v) - set(t[1]))
         if bad:
-            raise InputError(f"{where}: unknown key(s) {', '.join(bad)} (accepted: {', '.join(sorted(t[1]))})")
+            from softmix.numerics.parsing import suggest
+
+            raise InputError(f"{where}: unknown key(s) {', '.join(bad)}{suggest(bad[0], t[1])} "
+                             f"(accepted: {', '.join(sorted(t[1]))})")
         for k, x in v.items():
             _check(t[1][k], x, f"{where}.{k}")
         _check_common_dimension(t[1], v, where)
+        check_mixture_pieces(v, where)  # weights and means side by side form a mixture
         for keys, validator in _SHAPES.items():  # registered shapes (an LDA problem: Gamma definite, m1 != m_1)
             if keys <= set(v):
                 validator(v, where)
@@ -264,7 +276,7 @@ def _from_annotation(tp, name: str, default):
             return ("number", "nonnegative")
         if _POS in meta:
             return ("number", "positive")
-        if _NUM in meta:
+        if _NUM in meta or _EXACT in meta or _REAL in meta:
             return ("number", None)
         return _from_annotation(base, name, default)
     if tp is bool:
@@ -312,27 +324,141 @@ def param_types(claim) -> dict:
 def validate_value(claim, name: str, value, where: str):
     types = param_types(claim)
     if name not in types:
-        raise InputError(f"{where}: claim {claim.id!r} has no parameter {name!r}")
+        from softmix.numerics.parsing import suggest
+
+        raise InputError(f"{where}: claim {claim.id!r} has no parameter {name!r}{suggest(name, types)}")
     _check(types[name], value, where)
     return value
 
 
-def validate_params(claim, overrides: dict, where: str) -> dict:
-    """Check ``overrides`` against the claim's parameter types, then (for a decorated claim) build
-    its parameter dataclass so that its own ``__post_init__`` checks run too."""
+#: further checks of a claim's whole parameter set, run last by :func:`validate_params`:
+#: ``fn(claim, values, overrides, where)`` raises InputError (the hook for declared assumptions)
+PARAM_CHECKS: list = []
+
+
+def validate_params(claim, overrides: dict, where: str, profile: str | None = None) -> dict:
+    """The one gate of a claim's ``--config`` values, before anything runs: each override against
+    the claim's parameter type, then the parameters as a whole (defaults, ``profile``'s
+    replacements and the overrides merged): a mixture given in pieces (``weights``, ``means``,
+    optional ``covariances``) is checked as a mixture when an override touches it; a decorated
+    claim's dataclass is built so that its ``__post_init__`` checks run; then :data:`PARAM_CHECKS`."""
     for k, v in overrides.items():
         validate_value(claim, k, v, f"{where}.{k}")
+    values = claim.params(profile, overrides) if profile else {**claim.defaults, **overrides}
+    if set(_PIECES) & set(overrides):
+        check_mixture_pieces(values, where)
     P = getattr(claim, "params_type", None)
     if P is not None:
-        coerce_dataclass(P, {**claim.defaults, **overrides}, where)
+        coerce_dataclass(P, values, where)
+    for fn in PARAM_CHECKS:
+        fn(claim, values, overrides, where)
     return overrides
 
 
+_PIECES = ("weights", "means", "covariances")
+
+
+def check_mixture_pieces(values: dict, where: str) -> None:
+    """``weights`` and ``means`` (and ``covariances`` when present) among ``values`` form a mixture:
+    positive weights summing to one, one mean per weight, of one dimension, one D x D symmetric PSD
+    covariance per weight.  Raises InputError naming the piece."""
+    if not {"weights", "means"} <= set(values):
+        return
+    from softmix.numerics.mixture import GaussianMixture
+
+    covs = values.get("covariances")
+    if covs is None:  # no covariances among the pieces: zero ones (PSD), so only weights and means are checked
+        means = values["means"]
+        D = len(means[0]) if isinstance(means, list) and means and isinstance(means[0], list) else 1
+        n = len(values["weights"]) if isinstance(values["weights"], list) else 1
+        covs = [[[0] * D for _ in range(D)] for _ in range(n)]
+    GaussianMixture.from_values(values["weights"], values["means"], covs,
+                                where=f"{where} (weights, means{', covariances' if 'covariances' in values else ''} "
+                                      "form a mixture)")
+
+
 def coerce_dataclass(P, values: dict, where: str = "parameters"):
-    """``P(**values)``, turning any ValueError/TypeError of its ``__post_init__`` into InputError."""
+    """``P(**values)`` with each value delivered as its field's type says (:func:`parsed_value`), turning
+    any ValueError/TypeError of ``__post_init__`` into InputError."""
+    conv = _converters(P)
+    dps = values.get("dps")
     try:
-        return P(**values)
+        vals = {k: (conv[k](v, dps) if k in conv and v is not None else v) for k, v in values.items()}
+        return P(**vals)
     except InputError:
         raise
     except (TypeError, ValueError) as e:
         raise InputError(f"{where}: {e}") from None
+
+
+_CONVERTERS: dict = {}
+
+
+def _converters(P) -> dict:
+    """field name -> ``convert(value, dps)`` for the fields of ``P`` whose type delivers parsed values."""
+    if P not in _CONVERTERS:
+        hints = typing.get_type_hints(P, include_extras=True)
+        out = {}
+        for f in dataclasses.fields(P):
+            c = _converter(hints.get(f.name, typing.Any))
+            if c is not None:
+                out[f.name] = c
+        _CONVERTERS[P] = out
+    return _CONVERTERS[P]
+
+
+def _exact(v, dps=None) -> Fraction:
+    from softmix.numerics.parsing import parse_number
+
+    return parse_number(v, "value")
+
+
+def _float(v, dps=None) -> float:
+    return float(_exact(v))
+
+
+def _real(v, dps=None):
+    import mpmath as mpm
+
+    f = _exact(v)
+    digits = int(dps) if isinstance(dps, int) and not isinstance(dps, bool) and dps > 0 else REAL_DEFAULT_DPS
+    with mpm.workdps(digits):
+        return mpm.mpf(f.numerator) / f.denominator
+
+
+def _int(v, dps=None) -> int:
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def _converter(tp):
+    """How a value of annotation ``tp`` is delivered: ``Exact`` and ``Fraction`` as Fraction, ``Real``
+    as mpf, ``float`` (and ``Number``, ``NonNegative``, ``Positive``) as float, ``Covariance`` as rows
+    of Fractions, ``int`` as int, lists elementwise; None when the value is delivered as given."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        base, *meta = typing.get_args(tp)
+        if _EXACT in meta:
+            return _exact
+        if _REAL in meta:
+            return _real
+        if _COV in meta:
+            return lambda v, dps=None: [[_exact(x) for x in r] for r in v]
+        if {_NUM, _NONNEG, _POS} & set(meta):
+            return _float
+        return _converter(base)
+    if tp is Fraction:
+        return _exact
+    if tp is float:
+        return _float
+    if tp is int:
+        return _int
+    if origin is list:
+        args = typing.get_args(tp)
+        inner = _converter(args[0]) if args else None
+        if inner is not None:
+            return lambda v, dps=None: [inner(x, dps) for x in v]
+        return None
+    if origin is typing.Union or type(tp).__name__ == "UnionType":
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _converter(args[0]) if len(args) == 1 else None
+    return None

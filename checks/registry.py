@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 __all__ = ["VERDICTS", "Outcome", "Control", "Claim", "Context", "REGISTRY", "register", "register_section",
-           "load_all", "load_plugin", "get", "SECTIONS", "PLUGINS", "ENTRY_POINT_GROUP"]
+           "load_all", "load_plugin", "get", "SECTIONS", "PLUGINS", "PLUGIN_CLAIMS", "plugin_claims", "ENTRY_POINT_GROUP"]
 
 VERDICTS = ("verified", "confirmed", "refuted", "inconclusive", "error")
 
@@ -178,6 +178,17 @@ def register(claim: Claim) -> Claim:
 _entry_points_loaded = False
 #: plugin specs loaded so far (module names or file paths), in load order; shipped to workers
 PLUGINS: list[str] = []
+#: plugin spec (absolute path of a file, module name, entry-point value) -> ids of the claims its
+#: loading registered, in order (``softmix verify --plugin FILE`` with no ids runs these)
+PLUGIN_CLAIMS: dict[str, list[str]] = {}
+
+
+def plugin_claims(spec: str) -> list[str]:
+    """Ids of the claims that loading ``spec`` (as given to :func:`load_plugin`) registered."""
+    import os
+
+    is_file = spec.endswith(".py") or os.sep in spec or bool(os.altsep and os.altsep in spec)
+    return list(PLUGIN_CLAIMS.get(os.path.abspath(spec) if is_file else spec, []))
 
 
 def _plugin_module_name(path: str) -> str:
@@ -208,6 +219,7 @@ def load_plugin(spec: str):
     key = os.path.abspath(spec) if is_file else spec
     if key in PLUGINS:
         return sys.modules.get(_plugin_module_name(key) if is_file else spec)
+    before = set(REGISTRY)
     try:
         if is_file:
             if not os.path.isfile(spec):
@@ -234,7 +246,21 @@ def load_plugin(spec: str):
     except Exception as e:
         raise InputError(f"plugin {spec} failed to load: {type(e).__name__}: {e}") from None
     PLUGINS.append(key)
+    PLUGIN_CLAIMS[key] = _new_claims(before, getattr(module, "__name__", None))
     return module
+
+
+def _new_claims(before: set, module_name: str | None) -> list[str]:
+    """The claims registered since ``before``; none when the module had been imported already
+    (then the claims decided by functions of ``module_name`` or its submodules)."""
+    new = [c for c in REGISTRY if c not in before]
+    if new or not module_name:
+        return new
+
+    def mod(c: Claim) -> str:
+        return getattr(getattr(c.check, "__wrapped__", c.check), "__module__", "") or ""
+
+    return [cid for cid, c in REGISTRY.items() if mod(c) == module_name or mod(c).startswith(module_name + ".")]
 
 
 def _load_entry_points():
@@ -243,10 +269,12 @@ def _load_entry_points():
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name != "paper", e.name)):
         if ep.value in PLUGINS:
             continue
+        before = set(REGISTRY)
         obj = ep.load()
         if callable(obj):  # an entry point may also name a function that registers claims
             obj()
         PLUGINS.append(ep.value)
+        PLUGIN_CLAIMS[ep.value] = _new_claims(before, ep.value.split(":")[0])
 
 
 def load_all(plugins=()) -> dict[str, Claim]:

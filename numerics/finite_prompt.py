@@ -6,6 +6,7 @@ L -> infinity behaviour only (delta method; remainders O(L^-2)); Monte Carlo is 
 """
 from __future__ import annotations
 
+import math
 import weakref
 
 import mpmath as mpm
@@ -13,6 +14,7 @@ import numpy as np
 
 from .attention import _mpmat, _mpvec, _scores_grads_mp, _softmax_mp, check_params, log_gates, tilted_moments
 from .errors import InputError
+from .logspace import scaled
 from .mixture import GaussianMixture, psd_sqrt
 from .precision import exact_inputs, workdps
 
@@ -307,8 +309,12 @@ def iter_token_chunks(mix: GaussianMixture, L: int, rng: np.random.Generator, ch
 
 def finite_prompt_constants(mix: GaussianMixture, U, V, z) -> dict:
     """float64 constants of the notes at a = U z:
-    rho = exp(Lambda(2a) - 2 Lambda(a)); bias = rho V (grad Lambda(a) - grad Lambda(2a));
-    covariance = rho V C V^T; mse = tr(covariance); effective_sample_fraction = 1 / rho."""
+    rho = exp(Lambda(2a) - 2 Lambda(a)) (also as ``log_rho``, always finite); bias = rho V (grad
+    Lambda(a) - grad Lambda(2a)); covariance = rho V C V^T; mse = tr(covariance);
+    effective_sample_fraction = 1 / rho.  Where rho exceeds float64 (Lambda(2a) - 2 Lambda(a) > 709.78,
+    e.g. scores near 720) the products are formed in log space (:mod:`softmix.numerics.logspace`):
+    rho and the non-zero entries are +-inf, zero entries stay 0, never nan;
+    :func:`finite_prompt_constants_mp` gives their digits."""
     U, V = check_params(mix, U, V)
     z = np.asarray(z, float).reshape(-1)
     a = U @ z
@@ -321,15 +327,29 @@ def finite_prompt_constants(mix: GaussianMixture, U, V, z) -> dict:
     w2 = np.exp(log_gates(s2))[0]
     grad1 = w1 @ g1[0]
     grad2 = w2 @ g2[0]
-    rho = float(np.exp(lam2 - 2 * lam1))
     C = np.zeros((mix.dim, mix.dim))
     for k in range(mix.n_components):
         d = g2[0, k] - grad1  # m_k + 2 G_k a - grad Lambda(a)
         C += w2[k] * (G[k] + np.outer(d, d))
+    log_rho = float(lam2 - 2 * lam1)
+    if log_rho >= _LOG_MAX:  # rho overflows float64
+        return _overflowed_constants(log_rho, V @ C @ V.T, V @ (grad1 - grad2), V @ grad1)
+    rho = float(np.exp(lam2 - 2 * lam1))
     cov = rho * V @ C @ V.T
-    return {"rho": rho, "bias": rho * V @ (grad1 - grad2), "covariance": cov,
+    return {"rho": rho, "log_rho": log_rho, "bias": rho * V @ (grad1 - grad2), "covariance": cov,
             "mse": float(np.trace(cov)), "effective_sample_fraction": 1.0 / rho,
             "limit": V @ grad1}
+
+
+_LOG_MAX = math.log(np.finfo(float).max)
+
+
+def _overflowed_constants(log_rho: float, VCV, Vdiff, limit) -> dict:
+    """The constants when rho = exp(log_rho) exceeds float64: products kept in log space (inf where
+    the value is, 0 where the factor is 0; never nan)."""
+    return {"rho": math.inf, "log_rho": log_rho, "bias": scaled(log_rho, Vdiff), "covariance": scaled(log_rho, VCV),
+            "mse": float(scaled(log_rho, np.trace(VCV))), "effective_sample_fraction": float(np.exp(-log_rho)),
+            "limit": limit}
 
 
 def _lse(s):

@@ -8,9 +8,8 @@ symmetric PSD covariances (degenerate allowed), consistent shapes, finite number
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field, replace
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -18,79 +17,28 @@ import mpmath as mpm
 import numpy as np
 
 from .errors import InputError
-from .precision import inexact_floats, to_fraction, to_mpf
+from .parsing import load_json_file, parse_number, show_value
+from .precision import inexact_floats, to_mpf
 
 __all__ = ["GaussianMixture", "read_matrix", "parse_number", "load_json_file", "psd_sqrt"]
 
 WEIGHT_SUM_TOL = Fraction(1, 10**12)
 
 
-def _show(x) -> str:
-    """Short JSON-ish rendering of any parsed value (Decimals included) for error messages."""
-    text = json.dumps(x, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def parse_number(x, where: str) -> Fraction:
-    if isinstance(x, bool) or x is None or isinstance(x, (list, dict)):
-        raise InputError(f"{where}: expected a number, got {_show(x)}")
-    try:
-        if isinstance(x, float) and not math.isfinite(x):
-            raise InputError(f"{where}: non-finite number {x}")
-        if isinstance(x, str) and "/" in x:
-            num, den = x.split("/", 1)
-            f = Fraction(Decimal(num.strip())) / Fraction(Decimal(den.strip()))
-            return f
-        if isinstance(x, str):
-            d = Decimal(x.strip())
-            if not d.is_finite():
-                raise InputError(f"{where}: non-finite number {x!r}")
-            return Fraction(d)
-        if isinstance(x, Decimal):
-            if not x.is_finite():
-                raise InputError(f"{where}: non-finite number {x}")
-            return Fraction(x)
-        return to_fraction(x)
-    except (InvalidOperation, ValueError, TypeError, ZeroDivisionError) as e:
-        if isinstance(e, InputError):
-            raise
-        raise InputError(f"{where}: not a number: {x!r}") from None
-
-
-def _reject_constant(c):
-    raise InputError(f"non-finite number {c} in JSON")
-
-
-def load_json_file(path) -> object:
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise InputError(f"{path}: cannot read file ({e.strerror or e})") from None
-    try:
-        return json.loads(text, parse_float=Decimal, parse_constant=_reject_constant)
-    except InputError as e:
-        raise InputError(f"{path}: {e}") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: invalid JSON ({e.msg} at line {e.lineno})") from None
-
-
 def _as_matrix(obj, where: str) -> list[list[Fraction]]:
-    if not isinstance(obj, list) or not obj:
-        raise InputError(f"{where}: expected a non-empty list of rows")
-    rows = []
-    for i, r in enumerate(obj):
-        if not isinstance(r, list) or not r:
-            raise InputError(f"{where}: row {i} is not a non-empty list")
-        rows.append([parse_number(v, f"{where}[{i}][{j}]") for j, v in enumerate(r)])
-    n = len(rows[0])
-    if any(len(r) != n for r in rows):
-        raise InputError(f"{where}: rows have different lengths")
-    return rows
+    from .input_schema import MATRIX, validate
+
+    return validate(MATRIX, _plain(obj), where)
+
+
+def _plain(x):
+    """numpy arrays as nested lists (the schemas read lists and tuples)."""
+    return x.tolist() if isinstance(x, np.ndarray) else x
 
 
 def read_matrix(path_or_obj, where: str | None = None) -> list[list[Fraction]]:
-    """A matrix file is a JSON list of rows."""
+    """A matrix file is a JSON list of rows of one length (exact entries; schema
+    :data:`softmix.numerics.input_schema.MATRIX`)."""
     if isinstance(path_or_obj, (str, Path)):
         obj = load_json_file(path_or_obj)
         where = where or str(path_or_obj)
@@ -123,30 +71,30 @@ class GaussianMixture:
     # ---- construction & validation ----------------------------------------------------------
     @classmethod
     def from_values(cls, weights, means, covariances, where: str = "mixture", normalize: bool = False) -> "GaussianMixture":
-        if not isinstance(weights, (list, tuple, np.ndarray)) or len(weights) == 0:
-            raise InputError(f"{where}: 'weights' must be a non-empty list")
-        w = [parse_number(v, f"{where}: weights[{k}]") for k, v in enumerate(list(weights))]
-        K = len(w)
-        if not isinstance(means, (list, tuple, np.ndarray)) or len(means) != K:
-            raise InputError(f"{where}: expected {K} means (one per weight), got "
-                             f"{len(means) if isinstance(means, (list, tuple, np.ndarray)) else type(means).__name__}")
-        ms = []
-        for k, m in enumerate(list(means)):
-            if not isinstance(m, (list, tuple, np.ndarray)) or len(m) == 0:
-                raise InputError(f"{where}: means[{k}] must be a non-empty list")
-            ms.append(tuple(parse_number(v, f"{where}: means[{k}][{i}]") for i, v in enumerate(list(m))))
+        """Validate and build: the structure by the schema
+        :class:`~softmix.numerics.input_schema.MixtureSchema` (one line naming ``where`` and the path,
+        e.g. ``covariances[1]``), then positive weights summing to one (within 1e-12, renormalised
+        exactly; ``normalize=True`` rescales any positive weights), symmetric PSD covariances."""
+        from .input_schema import MIXTURE, validate
+
+        def lists(x, depth):
+            x = _plain(x)
+            if depth and isinstance(x, (list, tuple)):
+                return [lists(v, depth - 1) for v in x]
+            return x
+
+        obj = {"weights": lists(weights, 0), "means": lists(means, 1), "covariances": lists(covariances, 2)}
+        mix = cls._build(validate(MIXTURE, obj, where), where, normalize)
+        flagged = tuple(inexact_floats(weights, "weights") + inexact_floats(means, "means")
+                        + inexact_floats(covariances, "covariances"))
+        return replace(mix, inexact_floats=flagged) if flagged else mix
+
+    @classmethod
+    def _build(cls, m, where: str, normalize: bool = False) -> "GaussianMixture":
+        """The semantic rules on a mixture whose structure the schema accepted."""
+        w, ms = list(m.weights), [tuple(v) for v in m.means]
+        covs = [tuple(tuple(r) for r in G) for G in m.covariances]
         D = len(ms[0])
-        if any(len(m) != D for m in ms):
-            raise InputError(f"{where}: means have different dimensions")
-        if not isinstance(covariances, (list, tuple, np.ndarray)) or len(covariances) != K:
-            raise InputError(f"{where}: expected {K} covariances (one per weight)")
-        covs = []
-        for k, G in enumerate(list(covariances)):
-            G = [list(r) for r in G] if isinstance(G, (list, tuple, np.ndarray)) else G
-            rows = _as_matrix(G, f"{where}: covariances[{k}]")
-            if len(rows) != D or len(rows[0]) != D:
-                raise InputError(f"{where}: covariances[{k}] must be {D}x{D}, got {len(rows)}x{len(rows[0])}")
-            covs.append(tuple(tuple(r) for r in rows))
         for k, wk in enumerate(w):
             if wk <= 0:
                 raise InputError(f"{where}: weights[{k}] = {float(wk)} is not positive")
@@ -171,21 +119,17 @@ class GaussianMixture:
             scale = max(1.0, float(np.max(np.abs(arr))))
             if ev[0] < -1e-10 * scale:
                 raise InputError(f"{where}: covariances[{k}] is not positive semidefinite (smallest eigenvalue {ev[0]:.3g})")
-        flagged = tuple(inexact_floats(weights, "weights") + inexact_floats(means, "means")
-                        + inexact_floats(covariances, "covariances"))
-        return cls(tuple(w), tuple(ms), tuple(covs), flagged)
+        return cls(tuple(w), tuple(ms), tuple(covs))
 
     @classmethod
     def from_json_obj(cls, obj, where: str = "mixture") -> "GaussianMixture":
+        """A mixture from a parsed JSON object ``{"weights", "means", "covariances"}``."""
+        from .input_schema import MIXTURE, validate
+
         if not isinstance(obj, dict):
-            raise InputError(f"{where}: expected a JSON object with keys weights, means, covariances")
-        missing = [k for k in ("weights", "means", "covariances") if k not in obj]
-        if missing:
-            raise InputError(f"{where}: missing key(s) {', '.join(missing)}")
-        extra = sorted(set(obj) - {"weights", "means", "covariances"})
-        if extra:
-            raise InputError(f"{where}: unknown key(s) {', '.join(extra)}")
-        return cls.from_values(obj["weights"], obj["means"], obj["covariances"], where=where)
+            raise InputError(f"{where}: expected a JSON object with keys weights, means, covariances, "
+                             f"got {show_value(obj)}")
+        return cls._build(validate(MIXTURE, obj, where), where)
 
     @classmethod
     def load(cls, path) -> "GaussianMixture":

@@ -53,11 +53,16 @@ def workdps(dps: int):
 def to_fraction(x) -> Fraction:
     """Exact rational from int, Fraction, Decimal, a decimal or ``"p/q"`` string, a SymPy rational,
     an mpf or a float (a float is taken at its exact binary value, silently: the ``_mp`` functions
-    warn about floats through :func:`exact_inputs`)."""
+    warn about floats through :func:`exact_inputs`).  Strings and Decimals past the input limits of
+    :func:`softmix.numerics.parsing.parse_number` raise InputError (in no time)."""
     if isinstance(x, Fraction):
         return x
     if isinstance(x, bool):
         raise TypeError("booleans are not numbers here")
+    if isinstance(x, (str, Decimal)):  # within the input limits (a huge exponent would never finish)
+        from .parsing import parse_number
+
+        parse_number(x, "number")
     if isinstance(x, (int, Decimal)):
         return Fraction(x)
     if isinstance(x, float):

@@ -26,7 +26,8 @@ import mpmath as mpm
 import numpy as np
 
 from .errors import InputError
-from .mixture import GaussianMixture, parse_number, psd_sqrt
+from .logspace import scaled, scaled_sum
+from .mixture import GaussianMixture, psd_sqrt
 from .precision import exact_inputs, to_mpf, workdps
 
 __all__ = ["Head", "Target", "parse_heads", "parse_target", "risk_constants", "risk_constants_mp",
@@ -70,71 +71,52 @@ class Target:
         return np.full(len(np.atleast_2d(Z)), float(np.trace(self.arrays()[1])))
 
 
-def _matrix(obj, where):
-    if not isinstance(obj, list) or not obj or not all(isinstance(r, list) and r for r in obj):
-        raise InputError(f"{where}: expected a non-empty list of non-empty rows")
-    rows = tuple(tuple(parse_number(v, f"{where}[{i}][{j}]") for j, v in enumerate(r)) for i, r in enumerate(obj))
-    if any(len(r) != len(rows[0]) for r in rows):
-        raise InputError(f"{where}: rows have different lengths")
-    return rows
-
-
 def _identity(n):
     return tuple(tuple(Fraction(int(i == j)) for j in range(n)) for i in range(n))
 
 
-def parse_heads(obj, D: int, where: str = "heads") -> list[Head]:
-    """A list of {"U", "V", "W"?}; W defaults to the identity; every head must output the same q."""
-    if not isinstance(obj, list) or not obj:
-        raise InputError(f"{where}: expected a non-empty list of heads {{\"U\", \"V\", \"W\"}}")
+def parse_heads(obj, D: int, where: str = "--heads") -> list[Head]:
+    """A list of {"U", "V", "W"?} (schema :data:`softmix.numerics.input_schema.HEADS`); W defaults to
+    the identity; every U is D x D and every head outputs the same q."""
+    from .input_schema import HEADS, validate
+
     heads, q = [], None
-    for h, o in enumerate(obj):
-        w = f"{where}[{h}]"
-        if not isinstance(o, dict):
-            raise InputError(f"{w}: expected an object with keys U, V and optionally W")
-        extra = sorted(set(o) - {"U", "V", "W"})
-        if extra:
-            raise InputError(f"{w}: unknown key(s) {', '.join(extra)}")
-        if "U" not in o or "V" not in o:
-            raise InputError(f"{w}: missing key {'U' if 'U' not in o else 'V'}")
-        U, V = _matrix(o["U"], f"{w}.U"), _matrix(o["V"], f"{w}.V")
-        if len(U) != D or len(U[0]) != D:
-            raise InputError(f"{w}.U must be {D}x{D} (the token dimension), got {len(U)}x{len(U[0])}")
-        if len(V[0]) != D:
-            raise InputError(f"{w}.V must have {D} columns, got {len(V[0])}")
-        W = _matrix(o["W"], f"{w}.W") if "W" in o else _identity(len(V))
-        if len(W[0]) != len(V):
-            raise InputError(f"{w}.W must have {len(V)} columns (rows of V), got {len(W[0])}")
+    for h, o in enumerate(validate(HEADS, obj, where, root="heads", D=D)):
+        w = f"{where}: heads[{h}]"
+        U, V = _rows(o.U), _rows(o.V)
+        W = _rows(o.W) if o.W is not None else _identity(len(V))
         if q is None:
             q = len(W)
         elif len(W) != q:
-            raise InputError(f"{w}.W has {len(W)} rows but head 0 outputs {q}: all heads must share the output space")
+            raise InputError(f"{w}.W: has {len(W)} rows but head 0 outputs {q}; all heads must share the output space")
         heads.append(Head(U, V, W))
     return heads
 
 
-def parse_target(obj, D: int, q: int, where: str = "target") -> Target:
-    if not isinstance(obj, dict):
-        raise InputError(f"{where}: expected an object with keys B and noise_covariance")
-    extra = sorted(set(obj) - {"B", "noise_covariance"})
-    if extra:
-        raise InputError(f"{where}: unknown key(s) {', '.join(extra)}")
-    if "B" not in obj:
-        raise InputError(f"{where}: missing key B")
-    B = _matrix(obj["B"], f"{where}.B")
+def _rows(M):
+    return tuple(tuple(r) for r in M)
+
+
+def parse_target(obj, D: int, q: int, where: str = "--target") -> Target:
+    """{"B": q x D, "noise_covariance": q x q symmetric PSD (default 0)} (schema
+    :data:`softmix.numerics.input_schema.TARGET`)."""
+    from .input_schema import TARGET, validate
+
+    t = validate(TARGET, obj, where)
+    B = _rows(t.B)
     if len(B) != q or len(B[0]) != D:
-        raise InputError(f"{where}.B must be {q}x{D} (output x token dimension), got {len(B)}x{len(B[0])}")
-    N = _matrix(obj["noise_covariance"], f"{where}.noise_covariance") if "noise_covariance" in obj \
+        raise InputError(f"{where}: B: expected a {q}x{D} matrix (output x token dimension), got {len(B)}x{len(B[0])}")
+    N = _rows(t.noise_covariance) if t.noise_covariance is not None \
         else tuple(tuple(Fraction(0) for _ in range(q)) for _ in range(q))
     if len(N) != q or len(N[0]) != q:
-        raise InputError(f"{where}.noise_covariance must be {q}x{q}, got {len(N)}x{len(N[0])}")
+        raise InputError(f"{where}: noise_covariance: expected a {q}x{q} matrix, got {len(N)}x{len(N[0])}")
     for i in range(q):
         for j in range(i + 1, q):
             if N[i][j] != N[j][i]:
-                raise InputError(f"{where}.noise_covariance is not symmetric (entry [{i}][{j}])")
+                raise InputError(f"{where}: noise_covariance is not symmetric (entry [{i}][{j}])")
     arr = np.array([[float(x) for x in r] for r in N])
     if np.linalg.eigvalsh(arr)[0] < -1e-10 * max(1.0, float(np.abs(arr).max())):
-        raise InputError(f"{where}.noise_covariance is not positive semidefinite")
+        raise InputError(f"{where}: noise_covariance is not positive semidefinite")
     return Target(B, N)
 
 
@@ -163,6 +145,8 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
     cross (n,)         its h != h' part (zero when heads do not share the prompt)
     bias_residual (n,) -2 r^T sum_h W_h b_h
     K (n,)             variance + bias_residual = lim L (R_L(z) - R_inf(z))
+    (where some rho_hh' exceeds float64 these are +-inf by a log-space sum, never nan; the _mp
+    function gives their digits)
     risk_infinite (n,) ||B z - yhat_inf||^2 + tr(noise)
     residual (n, q), prediction (n, q), bias (H, n, q) = W_h b_h, rho (H, H, n).
 
@@ -199,11 +183,14 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
     cross = np.zeros(n)
     bias = np.zeros((H, n, r.shape[1]))
     rho = np.zeros((H, H, n))
+    terms = []  # (h, k, log rho_hk, unscaled t_hk, unscaled bias_h or None): the log-space path's inputs
     for h in range(H):
         for k in range(h, H):
             b = A[h] + A[k]
             g2, lam2 = tilt(b)
-            rr = np.exp(lam2 - one[h][1] - one[k][1])
+            lrr = lam2 - one[h][1] - one[k][1]
+            with np.errstate(over="ignore"):
+                rr = np.exp(lrr)
             rho[h, k] = rho[k, h] = rr
             t = np.zeros(n)
             Pg2 = 0.0
@@ -213,17 +200,42 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
                 t += g2[:, j] * (trPGP[h][k][j] + np.einsum("nq,nq->n", Pmu_h - Pg[h], Pmu_k - Pg[k]))
                 if h == k:
                     Pg2 = Pg2 + g2[:, j:j + 1] * Pmu_h
-            t *= rr
-            if h == k:
-                var += t
-                bias[h] = rr[:, None] * (Pg[h] - Pg2)
-            else:
-                var += 2 * t
-                cross += 2 * t
-    bres = -2.0 * np.einsum("nq,hnq->n", r, bias)
-    return {"variance": var, "cross": cross, "bias_residual": bres, "K": var + bres,
-            "risk_infinite": (r**2).sum(1) + (trN if B is not None else target.conditional_trace(Z)), "residual": r, "prediction": pred,
-            "bias": bias, "rho": rho}
+            terms.append((h, k, lrr, t.copy(), Pg[h] - Pg2 if h == k else None))
+            with np.errstate(over="ignore", invalid="ignore"):
+                t *= rr
+                if h == k:
+                    var += t
+                    bias[h] = rr[:, None] * (Pg[h] - Pg2)
+                else:
+                    var += 2 * t
+                    cross += 2 * t
+    with np.errstate(invalid="ignore"):
+        bres = -2.0 * np.einsum("nq,hnq->n", r, bias)
+    out = {"variance": var, "cross": cross, "bias_residual": bres, "K": var + bres,
+           "risk_infinite": (r**2).sum(1) + (trN if B is not None else target.conditional_trace(Z)), "residual": r, "prediction": pred, "bias": bias, "rho": rho}
+    over = ~np.all(np.isfinite(rho), axis=(0, 1))
+    if over.any():  # some rho overflows float64: those queries' constants in log space (inf, never nan)
+        _log_space_rows(out, terms, r, over)
+    return out
+
+
+def _log_space_rows(out: dict, terms, r, rows) -> None:
+    """Recompute, for the queries ``rows`` (a mask) where some rho_hk overflows float64, every
+    constant as signed sums of exp(log rho_hk) * (finite factor) (:func:`logspace.scaled_sum`):
+    +-inf where the value exceeds float64, the right sign, no inf - inf."""
+    var, cross, bres = [], [], []
+    for h, k, lrr, t, bh in terms:
+        l = lrr[rows]
+        var.append((l, (1.0 if h == k else 2.0) * t[rows]))
+        if h != k:
+            cross.append((l, 2.0 * t[rows]))
+        else:
+            out["bias"][h][rows] = scaled(l[:, None], bh[rows])
+            bres.append((l, -2.0 * np.einsum("nq,nq->n", r[rows], bh[rows])))
+    out["variance"][rows] = scaled_sum(var)
+    out["cross"][rows] = scaled_sum(cross) if cross else 0.0
+    out["bias_residual"][rows] = scaled_sum(bres)
+    out["K"][rows] = scaled_sum(var + bres)
 
 
 _PREP: dict = {}

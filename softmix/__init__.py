@@ -39,6 +39,8 @@ _EXPORTS = {
     "SymbolicMixture": ("softmix.theory.mixtures", "SymbolicMixture"),
     "symbolic_mixture": ("softmix.theory.mixtures", "symbolic_mixture"),
     "InputError": ("softmix.numerics.errors", "InputError"),
+    "parse_number": ("softmix.numerics.parsing", "parse_number"),
+    "INPUT_LIMITS": ("softmix.numerics.parsing", "LIMITS"),
     # operators at float64 and at any precision
     "softmax_attention": ("softmix.numerics.attention", "softmax_attention"),
     "softmax_attention_mp": ("softmix.numerics.attention", "softmax_attention_mp"),
@@ -89,6 +91,8 @@ _EXPORTS = {
     "NonNegative": ("softmix.checks.params", "NonNegative"),
     "Positive": ("softmix.checks.params", "Positive"),
     "Covariance": ("softmix.checks.params", "Covariance"),
+    "Exact": ("softmix.checks.params", "Exact"),
+    "Real": ("softmix.checks.params", "Real"),
     "Derivation": ("softmix.theory.derivation", "Derivation"),
     "run_claims": ("softmix.checks.runner", "run_claims"),
     "Result": ("softmix.checks.runner", "Result"),

@@ -3,7 +3,10 @@
 * ``default`` (local runs): the built-in default, 12 examples, no deadline;
 * ``ci`` (when ``CI`` is set): the built-in ``ci`` profile (derandomized, no deadline, print_blob),
   25 examples;
-* ``full``: the built-in default with 300 examples, no deadline.
+* ``full``: the built-in default with 300 examples, no deadline;
+* ``fuzz``: randomised examples (not derandomised; seeded by ``--hypothesis-seed``), 60 per test,
+  no deadline, no example database -- the CI step that fuzzes the input validation
+  (tests/test_input_fuzz.py) under several seeds.
 
 ``SOFTMIX_HYPOTHESIS_PROFILE`` picks one explicitly.
 """
@@ -20,6 +23,9 @@ settings.register_profile("softmix-default", parent=_builtin_default, max_exampl
 settings.register_profile("softmix-ci", parent=_builtin_ci, max_examples=25)
 settings.register_profile("full", parent=_builtin_default, max_examples=300, deadline=None,
                           suppress_health_check=_quiet_slow)
-PROFILES = {"default": "softmix-default", "ci": "softmix-ci", "full": "full"}
+settings.register_profile("fuzz", parent=_builtin_default, max_examples=60, deadline=None, derandomize=False,
+                          database=None, suppress_health_check=[*_quiet_slow, HealthCheck.too_slow,
+                                                                HealthCheck.data_too_large, HealthCheck.filter_too_much])
+PROFILES = {"default": "softmix-default", "ci": "softmix-ci", "full": "full", "fuzz": "fuzz"}
 _profile = os.environ.get("SOFTMIX_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default")
 settings.load_profile(PROFILES.get(_profile, _profile))

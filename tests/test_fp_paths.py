@@ -53,18 +53,18 @@ _U = [["1", "0"], ["0", "1"]]
 
 
 @pytest.mark.parametrize("obj, needle", [
-    ({"U": _U, "V": _U}, "expected a non-empty list of heads"),
-    ([], "expected a non-empty list of heads"),
-    (["x"], "expected an object with keys U, V"),
+    ({"U": _U, "V": _U}, "heads: expected a list"),
+    ([], "heads: expected a non-empty list"),
+    (["x"], r"heads\[0\]: expected an object with keys U, V"),
     ([{"U": _U, "V": _U, "Q": _U}], "unknown key"),
-    ([{"V": _U}], "missing key U"),
-    ([{"U": _U}], "missing key V"),
-    ([{"U": [["1"]], "V": _U}], "U must be 2x2"),
-    ([{"U": _U, "V": [["1", "0", "0"]]}], "V must have 2 columns"),
-    ([{"U": _U, "V": _U, "W": [["1", "0", "0"]]}], "W must have 2 columns"),
+    ([{"V": _U}], "missing key 'U'"),
+    ([{"U": _U}], "missing key 'V'"),
+    ([{"U": [["1"]], "V": _U}], r"heads\[0\]\.U: expected a 2x2 matrix"),
+    ([{"U": _U, "V": [["1", "0", "0"]]}], r"heads\[0\]\.V: expected 2 columns"),
+    ([{"U": _U, "V": _U, "W": [["1", "0", "0"]]}], r"heads\[0\]\.W: expected 2 columns"),
     ([{"U": _U, "V": _U}, {"U": _U, "V": _U, "W": [["1", "0"]]}], "all heads must share the output space"),
     ([{"U": [["1", "0"], ["0"]], "V": _U}], "rows have different lengths"),
-    ([{"U": [], "V": _U}], "non-empty list of non-empty rows"),
+    ([{"U": [], "V": _U}], r"heads\[0\]\.U: expected a non-empty list"),
 ])
 def test_parse_heads_errors(obj, needle):
     with pytest.raises(InputError, match=needle):
@@ -77,11 +77,11 @@ def test_parse_heads_defaults_w_to_identity():
 
 
 @pytest.mark.parametrize("obj, needle", [
-    ([], "expected an object with keys B"),
+    ([], "expected an object with keys B, noise_covariance"),
     ({"B": _U, "x": 1}, "unknown key"),
-    ({"noise_covariance": _U}, "missing key B"),
-    ({"B": [["1", "0"]]}, "B must be 2x2"),
-    ({"B": _U, "noise_covariance": [["1"]]}, "noise_covariance must be 2x2"),
+    ({"noise_covariance": _U}, "missing key 'B'"),
+    ({"B": [["1", "0"]]}, "B: expected a 2x2 matrix"),
+    ({"B": _U, "noise_covariance": [["1"]]}, "noise_covariance: expected a 2x2 matrix"),
     ({"B": _U, "noise_covariance": [["1", "0.5"], ["0", "1"]]}, "not symmetric"),
     ({"B": _U, "noise_covariance": [["1", "2"], ["2", "1"]]}, "not positive semidefinite"),
 ])

@@ -23,7 +23,7 @@ MIX = GaussianMixture.from_values(["0.3", "0.7"], [[1, 0], [0, 2]], [[[1, 0], [0
     (dict(weights=[-0.5, 1.5], means=[[0], [1]], covariances=[[[1]], [[1]]]), "not positive"),
     (dict(weights=[1], means=[[0, 0]], covariances=[[[1, 2], [2, 1]]]), "positive semidefinite"),
     (dict(weights=[1], means=[[0, 0]], covariances=[[[1, 0.5], [0.2, 1]]]), "not symmetric"),
-    (dict(weights=[1], means=[[0, 0]], covariances=[[[1]]]), "must be 2x2"),
+    (dict(weights=[1], means=[[0, 0]], covariances=[[[1]]]), r"covariances\[0\]: expected a 2x2 matrix"),
     (dict(weights=[0.5, 0.5], means=[[0]], covariances=[[[1]], [[1]]]), "means"),
     (dict(weights=[1], means=[[float("nan")]], covariances=[[[1]]]), "non-finite"),
 ])

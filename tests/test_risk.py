@@ -297,9 +297,9 @@ def test_cli_above_threshold_reports_infinite(tmp_path):
 
 @pytest.mark.parametrize("case,needle", [
     ("bad-json", "invalid JSON"),
-    ("heads-U-shape", "U must be 3x3"),
-    ("heads-W-shape", "W must have 2 columns"),
-    ("target-B-shape", "B must be 2x3"),
+    ("heads-U-shape", "heads[0].U: expected a 3x3 matrix"),
+    ("heads-W-shape", "heads[0].W: expected 2 columns"),
+    ("target-B-shape", "B: expected a 2x3 matrix"),
     ("noise-not-psd", "not positive semidefinite"),
     ("queries-dim", "dimension"),
     ("mixture-not-psd", "not positive semidefinite"),
