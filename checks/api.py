@@ -41,7 +41,8 @@ import inspect
 import typing
 from dataclasses import dataclass, field
 
-from .registry import Claim, Context, Control, Outcome, register
+from . import registry as _registry
+from .registry import Claim, Context, Control, Outcome
 
 __all__ = ["LATTICE", "Part", "combine", "decide", "decide_one", "part", "outcome", "claim", "verdict_of"]
 
@@ -217,8 +218,12 @@ def _params_type(fn, params):
 
 def claim(*, id: str, title: str, source: str, controls: dict, section: str = "user", kind: str = "numeric",
           statement: str = "", assumptions=(), profiles: dict | None = None, derivations=None, params=None,
-          configurations_note: str = ""):
+          configurations_note: str = "", register: bool = True):
     """Register the decorated check ``fn(p, ctx)`` as a claim.
+
+    With ``register=False`` nothing is registered and the decorator returns the
+    :class:`~softmix.checks.registry.Claim` itself (run it with
+    :func:`softmix.checks.runner.run_claim_object`; ``softmix list`` does not show it).
 
     * ``p`` is an instance of the parameter dataclass (the annotation of ``fn``'s first argument,
       or ``params=``): its field defaults are the claim's defaults, its field types validate
@@ -259,8 +264,10 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
                   assumptions=tuple(assumptions), defaults=defaults, profiles=prof,
                   controls=tuple(Control(k, v) for k, v in controls.items()), derivations=derivations, kind=kind,
                   params_type=P, configurations_note=configurations_note)
-        register(c)
         fn.claim = c
+        if not register:
+            return c
+        _registry.register(c)
         return fn
 
     return wrap

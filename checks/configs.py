@@ -259,9 +259,7 @@ def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
     def deco(check):
         @functools.wraps(check)
         def wrapper(params, ctx):
-            from .registry import REGISTRY
-
-            claim = REGISTRY.get(ctx.claim_id)
+            claim = ctx.claim_object()
             paper = claim is not None and params == claim.params(ctx.profile)
             n = n_draws(ctx, quick, full)
             share = 1.0 / (1 + n)  # the claim's alpha, split over its configurations before any is drawn

@@ -289,11 +289,13 @@ def _shrink(stated, inst, rule, budget):
     return (build(), U, V, z), used
 
 
-def operator_claim(id, stated, *, components, dim, shared_covariance=False, degenerate=False, title="", source=""):
+def operator_claim(id, stated, *, components, dim, shared_covariance=False, degenerate=False, title="", source="",
+                   register: bool = True):
     """Register a claim that ``stated(mix, U, V, z)`` equals the softmax attention operator
     ``T_{U,V}[mu](z)`` (eq. (1)) for mixtures with ``components`` components in dimension ``dim``
     (see the module docstring for the ladder and the automatic negative controls).  Returns the
-    registered :class:`softmix.checks.registry.Claim`.  A statement that cannot be evaluated on
+    registered :class:`softmix.checks.registry.Claim` (with ``register=False``: the Claim, not
+    registered; see :func:`softmix.checks.runner.run_claim_object`).  A statement that cannot be evaluated on
     the generic symbolic family, or returns the wrong shape, raises InputError here, at import.
     """
     K, D = int(components), int(dim)
@@ -423,9 +425,7 @@ def operator_claim(id, stated, *, components, dim, shared_covariance=False, dege
           controls=controls, section="user", kind="symbolic", statement=statement,
           assumptions=_assumptions, params=Params,
           profiles={"full": {"exact_dims": [D, D + 1, D + 3], "instances": 2}},
-          derivations=lambda: derivations())(check)
-    from .registry import REGISTRY
-
-    c = REGISTRY[id]
+          derivations=lambda: derivations(), register=register)(check)
+    c = check.claim
     c.check.__wrapped__ = stated
     return c
