@@ -75,11 +75,12 @@ class Part:
 
 
 def combine(parts) -> str:
-    """The claim's verdict from its parts (the lattice of the module docstring)."""
+    """The claim's verdict from its parts (the lattice of the module docstring).  A part whose
+    verdict is neither in :data:`LATTICE` nor ``unproven`` counts as ``error`` (never as a pass)."""
     parts = list(parts)
     if not parts:
         return "inconclusive"
-    verdicts = [p.verdict for p in parts]
+    verdicts = [p.verdict if p.verdict in _RANK or p.verdict == "unproven" else "error" for p in parts]
     for v in ("refuted", "error", "inconclusive"):
         if v in verdicts:
             return v
@@ -97,7 +98,7 @@ def verdict_of(rows, kind: str = "numeric") -> str:
     """A numeric / Monte Carlo part's verdict from its rows (rule decisions): the worst row wins.
     A row's verdict is its ``verdict`` key when the rule gave one, else ``passed`` True ->
     confirmed, False -> refuted, None -> inconclusive (a rule that cannot decide never refutes).
-    No rows is inconclusive."""
+    A verdict outside :data:`LATTICE` is ``error``.  No rows is inconclusive."""
     if not rows:
         return "inconclusive"
     vs = []
@@ -106,8 +107,8 @@ def verdict_of(rows, kind: str = "numeric") -> str:
         if v is None:
             p = r.get("passed")
             v = "inconclusive" if p is None or r.get("decidable") is False else ("confirmed" if p else "refuted")
-        vs.append(v)
-    return max(vs, key=lambda v: _RANK.get(v, _RANK["error"]))
+        vs.append(v if v in _RANK else "error")
+    return max(vs, key=_RANK.__getitem__)
 
 
 def part(kind: str, rows, name: str | None = None, rule=None) -> Part:
