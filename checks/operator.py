@@ -199,7 +199,8 @@ def _call(stated, mix, U, V, z, where):
 def random_instance(rng, K, D, degenerate=True, shared=False):
     """A random rational instance (mixture, U, V, z): K components in dimension D, non-singular
     covariances unless ``degenerate`` (then the last component has rank D - 1), U with entries in
-    [-1, 1], V and z small rationals; nothing symmetric or equal by construction."""
+    [-1, 1], V and z small rationals; distinct means, U z != 0, V non-singular and U not symmetric
+    (D >= 2) by rejection (see ``_generic_head``)."""
     return _instance(rng, K, D, degenerate, shared)
 
 
@@ -224,12 +225,14 @@ def _instance(rng, K, D, degenerate, shared):
 
 def _generic_head(U, V, z) -> bool:
     """U z != 0 (otherwise the tilt vanishes and every law's attention output is its plain mean V m, so a
-    statement about the tilt cannot fail) and V non-singular (otherwise a component of every error is
-    hidden).  Seed 8017 drew V = 0 (and two equal means) in d = 1 and U = 0 in d = 2, and bb-lemma-2.1's
-    control survived."""
+    statement about the tilt cannot fail), V non-singular (otherwise a component of every error is
+    hidden) and, in dimension >= 2, U not symmetric (otherwise the transposed-U control is invisible on
+    the instance).  Seed 8017 drew V = 0 (and two equal means) in d = 1 and U = 0 in d = 2, and
+    bb-lemma-2.1's control survived; one draw in ten had a symmetric U in d = 2."""
     D = len(z)
     Uz = [sum(U[i][j] * z[j] for j in range(D)) for i in range(D)]
-    return any(v != 0 for v in Uz) and _exact_rank(V) == D
+    asymmetric = D == 1 or any(U[i][j] != U[j][i] for i in range(D) for j in range(i + 1, D))
+    return any(v != 0 for v in Uz) and _exact_rank(V) == D and asymmetric
 
 
 def _describe(mix, U, V, z):
