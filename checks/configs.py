@@ -167,7 +167,10 @@ def spd(rng, D: int, rank: int | None = None, scale_range=(0.3, 2.0), digits: in
         ev = np.linalg.eigvalsh(Mf)
         if np.linalg.matrix_rank(Mf, tol=1e-9) != r:
             continue
-        if D > 1 and np.min(np.diff(ev)) < 0.05:
+        # distinct eigenvalues on the range, and away from the kernel's 0 (which has multiplicity D - r:
+        # counting it more than once made every draw of rank <= D - 2 fail, and the loop never ended)
+        spectrum = ev[D - r:] if r == D else np.concatenate([[0.0], ev[D - r:]])
+        if len(spectrum) > 1 and np.min(np.diff(spectrum)) < 0.05:
             continue
         if r == D and ev.min() < 0.1 * scale_range[0]:
             continue
