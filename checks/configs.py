@@ -218,6 +218,8 @@ def large_scores(rng, n: int, low: float = 1000.0, high: float = 5000.0) -> list
         v = v if rng.random() < 0.5 else "-" + v
         if v not in out:
             out.append(v)
+    if n >= 2 and len({x.startswith("-") for x in out}) == 1:  # one sign only (1 draw in 2^(n-1)): flip the last
+        out[-1] = out[-1][1:] if out[-1].startswith("-") else "-" + out[-1]
     return out
 
 
