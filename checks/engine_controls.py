@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import mpmath as mpm
 import sympy as sp
 
-from .api import claim, decide, outcome, part
+from .api import claim, decide, part
 from .rules import AlphaFamily, Residual, ZTest
 
 __all__ = ["Canary", "canaries", "expected_judgement", "observed_judgement", "run_engine_controls",

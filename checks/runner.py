@@ -11,7 +11,8 @@ import traceback
 from .registry import Context, Outcome, load_all
 from .rules import alpha_accounting
 
-__all__ = ["Result", "run_claim", "run_claim_object", "run_claims", "versions", "claim_passed", "exit_code", "verdict_counts"]
+__all__ = ["Result", "run_claim", "run_claim_object", "run_claims", "versions", "claim_passed", "exit_code",
+           "verdict_counts"]
 
 
 def _jsonable(x):

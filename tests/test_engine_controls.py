@@ -40,7 +40,8 @@ def test_every_canary_is_judged_right(entries):
     assert all(e["judged_right"] and e["wrong"] == [] for e in entries), [e for e in entries if not e["judged_right"]]
     by = {e["id"]: e for e in entries}
     # the expected judgements, spelled out (a change to canaries() must change this test too)
-    exp = {i: (by[i]["expected"]["verdict"], by[i]["expected"]["passed"], by[i]["expected"]["passed_strict"]) for i in IDS}
+    exp = {i: (by[i]["expected"]["verdict"], by[i]["expected"]["passed"], by[i]["expected"]["passed_strict"])
+           for i in IDS}
     assert exp == {"engine/true": ("verified", True, True), "engine/false": ("refuted", False, False),
                    "engine/error-part": ("error", False, False), "engine/raises": ("error", False, False),
                    "engine/overspent": ("error", False, False), "engine/inconclusive": ("inconclusive", True, False),
@@ -210,7 +211,8 @@ def test_register_false_returns_the_claim_unregistered():
 # ---- as processes, on a copy of the source tree --------------------------------------------------------
 PATCHES = {
     "unpatched": None,
-    "error passes": ("checks/runner.py", 'bad = ("refuted", "error", "inconclusive") if strict else ("refuted", "error")',
+    "error passes": ("checks/runner.py",
+                     'bad = ("refuted", "error", "inconclusive") if strict else ("refuted", "error")',
                      'bad = ("refuted", "inconclusive") if strict else ("refuted",)', "engine/raises"),
     "inconclusive control refuted": ("checks/runner.py", '"refuted": cout.verdict == "refuted"',
                                      '"refuted": cout.verdict in ("refuted", "inconclusive")',

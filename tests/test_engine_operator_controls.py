@@ -16,7 +16,8 @@ def gated_experts(mix, U, V, z):
     a = U * z
     s = [sp.log(w) + (m.T * a)[0] + (a.T * G * a)[0] / 2 for w, m, G in zip(mix.weights, mix.means, mix.covariances)]
     den = sum(sp.exp(x) for x in s)
-    return V * sum((sp.exp(x) / den * (m + G * a) for x, m, G in zip(s, mix.means, mix.covariances)), sp.zeros(U.rows, 1))
+    terms = (sp.exp(x) / den * (m + G * a) for x, m, G in zip(s, mix.means, mix.covariances))
+    return V * sum(terms, sp.zeros(U.rows, 1))
 
 
 def affine(mix, U, V, z):
