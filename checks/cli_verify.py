@@ -179,9 +179,6 @@ def cmd_verify(args):
             ckpt.append(r, stamp=True)
             if show:
                 show(len(done) + i, len(ids), r)
-    from softmix.checks.engine_controls import for_verify, judge_verify, print_verify
-
-    engine = for_verify(args.seed, getattr(args, "no_engine_controls", False))  # before any claim, in this process
     t0 = time.perf_counter()
     fresh = run_claims(todo, args.profile, args.seed, args.workers, config, progress,
                        scheduler=args.scheduler) if todo else []
@@ -189,8 +186,13 @@ def cmd_verify(args):
     counts = verdict_counts(results)
     doc = {"claims": results, "seed": args.seed, "profile": args.profile, "versions": versions(),
            "exit_code": exit_code(results, args.strict), "strict": bool(args.strict), "counts": counts,
-           "seconds": round(time.perf_counter() - t0, 3), **engine}
-    judge_verify(doc)  # a canary judged wrongly makes the exit code 1, whatever the claims say
+           "seconds": round(time.perf_counter() - t0, 3)}
+    from softmix.checks.engine_controls import for_verify, judge_verify, print_verify
+
+    # the engine controls: after the claims (an input error met while starting them, such as an unreachable
+    # scheduler, comes before any work), in this process; a canary judged wrongly makes the exit code 1
+    doc.update(for_verify(args.seed, getattr(args, "no_engine_controls", False)))
+    judge_verify(doc)
     if ckpt:
         doc["checkpoint"] = {"path": str(args.checkpoint), "resumed_claims": len(done), "segments": ckpt.segments,
                              "wall_seconds_all_segments": round(ckpt.wall_seconds(), 1)}
