@@ -41,7 +41,8 @@ import inspect
 import typing
 from dataclasses import dataclass, field
 
-from .registry import Claim, Context, Control, Outcome, register
+from . import registry as _registry
+from .registry import Claim, Context, Control, Outcome
 
 __all__ = ["LATTICE", "Part", "combine", "decide", "decide_one", "part", "outcome", "claim", "verdict_of"]
 
@@ -74,11 +75,12 @@ class Part:
 
 
 def combine(parts) -> str:
-    """The claim's verdict from its parts (the lattice of the module docstring)."""
+    """The claim's verdict from its parts (the lattice of the module docstring).  A part whose
+    verdict is neither in :data:`LATTICE` nor ``unproven`` counts as ``error`` (never as a pass)."""
     parts = list(parts)
     if not parts:
         return "inconclusive"
-    verdicts = [p.verdict for p in parts]
+    verdicts = [p.verdict if p.verdict in _RANK or p.verdict == "unproven" else "error" for p in parts]
     for v in ("refuted", "error", "inconclusive"):
         if v in verdicts:
             return v
@@ -96,7 +98,7 @@ def verdict_of(rows, kind: str = "numeric") -> str:
     """A numeric / Monte Carlo part's verdict from its rows (rule decisions): the worst row wins.
     A row's verdict is its ``verdict`` key when the rule gave one, else ``passed`` True ->
     confirmed, False -> refuted, None -> inconclusive (a rule that cannot decide never refutes).
-    No rows is inconclusive."""
+    A verdict outside :data:`LATTICE` is ``error``.  No rows is inconclusive."""
     if not rows:
         return "inconclusive"
     vs = []
@@ -105,8 +107,8 @@ def verdict_of(rows, kind: str = "numeric") -> str:
         if v is None:
             p = r.get("passed")
             v = "inconclusive" if p is None or r.get("decidable") is False else ("confirmed" if p else "refuted")
-        vs.append(v)
-    return max(vs, key=lambda v: _RANK.get(v, _RANK["error"]))
+        vs.append(v if v in _RANK else "error")
+    return max(vs, key=_RANK.__getitem__)
 
 
 def part(kind: str, rows, name: str | None = None, rule=None) -> Part:
@@ -217,8 +219,12 @@ def _params_type(fn, params):
 
 def claim(*, id: str, title: str, source: str, controls: dict, section: str = "user", kind: str = "numeric",
           statement: str = "", assumptions=(), profiles: dict | None = None, derivations=None, params=None,
-          configurations_note: str = ""):
+          configurations_note: str = "", register: bool = True):
     """Register the decorated check ``fn(p, ctx)`` as a claim.
+
+    With ``register=False`` nothing is registered and the decorator returns the
+    :class:`~softmix.checks.registry.Claim` itself (run it with
+    :func:`softmix.checks.runner.run_claim_object`; ``softmix list`` does not show it).
 
     * ``p`` is an instance of the parameter dataclass (the annotation of ``fn``'s first argument,
       or ``params=``): its field defaults are the claim's defaults, its field types validate
@@ -259,8 +265,10 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
                   assumptions=tuple(assumptions), defaults=defaults, profiles=prof,
                   controls=tuple(Control(k, v) for k, v in controls.items()), derivations=derivations, kind=kind,
                   params_type=P, configurations_note=configurations_note)
-        register(c)
         fn.claim = c
+        if not register:
+            return c
+        _registry.register(c)
         return fn
 
     return wrap

@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--checkpoint", metavar="PATH",
                     help="JSON-lines file: each finished claim is appended; rerun with the same file (same "
                          "sources, seed, profile, config) to resume a stopped run")
+    sp.add_argument("--no-engine-controls", action="store_true",
+                    help="skip the engine controls (canary claims with known outcomes that check the verifier's "
+                         "own machinery on every run; see docs/engine.md); a warning is printed")
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_verify)
     sp = sub.add_parser("coverage", help="which claims decide each numbered statement of the source documents")

@@ -205,6 +205,12 @@ def cmd_verify(args):
     doc = {"claims": results, "seed": args.seed, "profile": args.profile, "versions": versions(),
            "exit_code": exit_code(results, args.strict), "strict": bool(args.strict), "counts": counts,
            "seconds": round(time.perf_counter() - t0, 3)}
+    from softmix.checks.engine_controls import for_verify, judge_verify, print_verify
+
+    # the engine controls: after the claims (an input error met while starting them, such as an unreachable
+    # scheduler, comes before any work), in this process; a canary judged wrongly makes the exit code 1
+    doc.update(for_verify(args.seed, getattr(args, "no_engine_controls", False)))
+    judge_verify(doc)
     if ckpt:
         doc["checkpoint"] = {"path": str(args.checkpoint), "resumed_claims": len(done), "segments": ckpt.segments,
                              "wall_seconds_all_segments": round(ckpt.wall_seconds(), 1)}
@@ -220,12 +226,14 @@ def cmd_verify(args):
         write_report(doc, args.report)
     from softmix.checks.answers import claims_table, render_answers
 
+    print_verify(doc, args.quiet)
     print(claims_table(results))
     if not args.quiet:  # --quiet: the table and the summary line only
         print("\n" + render_answers(results))
     print(_summary_line(counts, doc, args))
     if undecided:
         print(_undecided_note(undecided, results, args), file=sys.stderr)
+    print_verify(doc, failures=True)
     return doc["exit_code"]
 
 

@@ -167,7 +167,10 @@ def spd(rng, D: int, rank: int | None = None, scale_range=(0.3, 2.0), digits: in
         ev = np.linalg.eigvalsh(Mf)
         if np.linalg.matrix_rank(Mf, tol=1e-9) != r:
             continue
-        if D > 1 and np.min(np.diff(ev)) < 0.05:
+        # distinct eigenvalues on the range, and away from the kernel's 0 (which has multiplicity D - r:
+        # counting it more than once made every draw of rank <= D - 2 fail, and the loop never ended)
+        spectrum = ev[D - r:] if r == D else np.concatenate([[0.0], ev[D - r:]])
+        if len(spectrum) > 1 and np.min(np.diff(spectrum)) < 0.05:
             continue
         if r == D and ev.min() < 0.1 * scale_range[0]:
             continue
@@ -215,6 +218,8 @@ def large_scores(rng, n: int, low: float = 1000.0, high: float = 5000.0) -> list
         v = v if rng.random() < 0.5 else "-" + v
         if v not in out:
             out.append(v)
+    if n >= 2 and len({x.startswith("-") for x in out}) == 1:  # one sign only (1 draw in 2^(n-1)): flip the last
+        out[-1] = out[-1][1:] if out[-1].startswith("-") else "-" + out[-1]
     return out
 
 
@@ -259,9 +264,7 @@ def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
     def deco(check):
         @functools.wraps(check)
         def wrapper(params, ctx):
-            from .registry import REGISTRY
-
-            claim = REGISTRY.get(ctx.claim_id)
+            claim = ctx.claim_object()
             paper = claim is not None and params == claim.params(ctx.profile)
             n = n_draws(ctx, quick, full)
             share = 1.0 / (1 + n)  # the claim's alpha, split over its configurations before any is drawn

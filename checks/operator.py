@@ -199,7 +199,8 @@ def _call(stated, mix, U, V, z, where):
 def random_instance(rng, K, D, degenerate=True, shared=False):
     """A random rational instance (mixture, U, V, z): K components in dimension D, non-singular
     covariances unless ``degenerate`` (then the last component has rank D - 1), U with entries in
-    [-1, 1], V and z small rationals; nothing symmetric or equal by construction."""
+    [-1, 1], V and z small rationals; distinct means, U z != 0, V non-singular and U not symmetric
+    (D >= 2) by rejection (see ``_generic_head``)."""
     return _instance(rng, K, D, degenerate, shared)
 
 
@@ -224,12 +225,14 @@ def _instance(rng, K, D, degenerate, shared):
 
 def _generic_head(U, V, z) -> bool:
     """U z != 0 (otherwise the tilt vanishes and every law's attention output is its plain mean V m, so a
-    statement about the tilt cannot fail) and V non-singular (otherwise a component of every error is
-    hidden).  Seed 8017 drew V = 0 (and two equal means) in d = 1 and U = 0 in d = 2, and bb-lemma-2.1's
-    control survived."""
+    statement about the tilt cannot fail), V non-singular (otherwise a component of every error is
+    hidden) and, in dimension >= 2, U not symmetric (otherwise the transposed-U control is invisible on
+    the instance).  Seed 8017 drew V = 0 (and two equal means) in d = 1 and U = 0 in d = 2, and
+    bb-lemma-2.1's control survived; one draw in ten had a symmetric U in d = 2."""
     D = len(z)
     Uz = [sum(U[i][j] * z[j] for j in range(D)) for i in range(D)]
-    return any(v != 0 for v in Uz) and _exact_rank(V) == D
+    asymmetric = D == 1 or any(U[i][j] != U[j][i] for i in range(D) for j in range(i + 1, D))
+    return any(v != 0 for v in Uz) and _exact_rank(V) == D and asymmetric
 
 
 def _describe(mix, U, V, z):
@@ -289,11 +292,13 @@ def _shrink(stated, inst, rule, budget):
     return (build(), U, V, z), used
 
 
-def operator_claim(id, stated, *, components, dim, shared_covariance=False, degenerate=False, title="", source=""):
+def operator_claim(id, stated, *, components, dim, shared_covariance=False, degenerate=False, title="", source="",
+                   register: bool = True):
     """Register a claim that ``stated(mix, U, V, z)`` equals the softmax attention operator
     ``T_{U,V}[mu](z)`` (eq. (1)) for mixtures with ``components`` components in dimension ``dim``
     (see the module docstring for the ladder and the automatic negative controls).  Returns the
-    registered :class:`softmix.checks.registry.Claim`.  A statement that cannot be evaluated on
+    registered :class:`softmix.checks.registry.Claim` (with ``register=False``: the Claim, not
+    registered; see :func:`softmix.checks.runner.run_claim_object`).  A statement that cannot be evaluated on
     the generic symbolic family, or returns the wrong shape, raises InputError here, at import.
     """
     K, D = int(components), int(dim)
@@ -423,9 +428,7 @@ def operator_claim(id, stated, *, components, dim, shared_covariance=False, dege
           controls=controls, section="user", kind="symbolic", statement=statement,
           assumptions=_assumptions, params=Params,
           profiles={"full": {"exact_dims": [D, D + 1, D + 3], "instances": 2}},
-          derivations=lambda: derivations())(check)
-    from .registry import REGISTRY
-
-    c = REGISTRY[id]
+          derivations=lambda: derivations(), register=register)(check)
+    c = check.claim
     c.check.__wrapped__ = stated
     return c

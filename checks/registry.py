@@ -74,10 +74,22 @@ _DATA_CACHE_SIZE = 64
 
 @dataclass
 class Context:
+    """Where a check runs: its claim's id, the profile, the master seed, the negative control
+    being run (``variant``, None for the claim itself) and the :class:`Claim` object itself
+    (``claim``; set by the runner, so a check never looks its own claim up again in
+    :data:`REGISTRY` -- a claim that is not registered, such as an engine control, runs the
+    same way).  A context built by hand without ``claim`` falls back to the registry."""
+
     claim_id: str
     profile: str
     seed: int
     variant: str | None = None
+    claim: "Claim | None" = field(default=None, repr=False, compare=False)
+
+    def claim_object(self) -> "Claim | None":
+        """The claim this context runs: ``claim`` when the runner set it, else the registered
+        claim of that id (None when there is none)."""
+        return self.claim if self.claim is not None else REGISTRY.get(self.claim_id)
 
     def seed_sequence(self, *keys) -> np.random.SeedSequence:
         """Independent stream per (seed, claim, variant, keys): same inputs, same numbers,
@@ -95,7 +107,7 @@ class Context:
     def control(self, name: str) -> bool:
         """True when this run is the negative control ``name``.  An unknown name raises
         ``KeyError`` (a typo would otherwise silently run the claim itself as the control)."""
-        claim = REGISTRY.get(self.claim_id)
+        claim = self.claim_object()
         names = {c.id for c in claim.controls} if claim is not None else set()
         if name not in names:
             raise KeyError(f"claim {self.claim_id!r} has no negative control {name!r} "

@@ -39,8 +39,9 @@ Statistics by construction
   - :class:`Float64Agreement` -- a float64 result against an exact or high-precision reference,
     tolerance ``ulps * condition * eps * max(1, |reference|)`` from machine epsilon and the
     problem's condition number.
-* :func:`combine` -- the claim's verdict from its rules' verdicts: any ``refuted`` refutes (each
-  test ran at its share of alpha), else any ``inconclusive`` makes it inconclusive.
+* :func:`combine` -- the claim's verdict from its rules' verdicts by the lattice of
+  :mod:`softmix.checks.api`: any ``refuted`` refutes (each test ran at its share of alpha), else any
+  ``error`` errs, else any ``inconclusive`` makes it inconclusive.
 """
 from __future__ import annotations
 
@@ -344,16 +345,18 @@ class Threshold(Rule):
 
 
 def combine(*decisions) -> str:
-    """A claim's verdict from its rules' decisions (dicts with ``verdict``) or verdict strings:
-    refuted if any test rejects, else inconclusive if any cannot decide, else confirmed."""
+    """A claim's verdict from its rules' decisions (dicts with ``verdict``) or verdict strings, by the
+    one lattice of :mod:`softmix.checks.api` (refuted > error > inconclusive > confirmed): refuted
+    if any test rejects (each ran at its share of alpha), else error, else inconclusive if any
+    cannot decide, else confirmed (a rule's evidence is at most confirmed; a symbolic ``unproven``
+    blocks nothing here).  An unknown verdict counts as error."""
+    from .api import LATTICE
+
+    rank = {v: i for i, v in enumerate(LATTICE)}
+    rank["unproven"] = rank["confirmed"]
     vs = [d["verdict"] if isinstance(d, dict) else d for d in decisions]
-    if "error" in vs:
-        return "error"
-    if "refuted" in vs:
-        return "refuted"
-    if "inconclusive" in vs:
-        return "inconclusive"
-    return "confirmed"
+    worst = max((rank.get(v, rank["error"]) for v in vs), default=rank["confirmed"])
+    return LATTICE[max(worst, rank["confirmed"])]
 
 
 # ---- functional forms kept for callers ---------------------------------------------------------

@@ -11,8 +11,8 @@ from .jsonable import jsonable as _jsonable
 from .registry import Context, Outcome, load_all
 from .rules import alpha_accounting
 
-__all__ = ["Result", "run_claim", "run_claims", "versions", "claim_passed", "exit_code", "verdict_counts",
-           "infrastructure_result", "failure_cause"]
+__all__ = ["Result", "run_claim", "run_claim_object", "run_claims", "versions", "claim_passed", "exit_code",
+           "verdict_counts", "infrastructure_result", "failure_cause"]
 
 
 class Result(dict):
@@ -64,15 +64,23 @@ def run_claim(claim_id: str, profile: str = "quick", seed: int = 0, overrides: d
     loaded first, so that a fresh worker process knows the claims a user's file registers."""
     _check_seed(seed)
     claims = load_all(plugins)
-    claim = claims[claim_id]
+    return run_claim_object(claims[claim_id], profile, seed, overrides)
+
+
+def run_claim_object(claim, profile: str = "quick", seed: int = 0, overrides: dict | None = None) -> dict:
+    """Run the :class:`~softmix.checks.registry.Claim` object ``claim`` and its negative controls
+    (registered or not: the engine's own controls, :mod:`softmix.checks.engine_controls`, are
+    claims that are never registered); the result of :func:`run_claim`.  Each check gets a
+    :class:`Context` carrying ``claim``."""
+    _check_seed(seed)
     params = claim.params(profile, overrides)
     t0 = time.perf_counter()
     with alpha_accounting() as roots:
-        out, _ = _run_one(claim, params, Context(claim_id, profile, seed))
+        out, _ = _run_one(claim, params, Context(claim.id, profile, seed, claim=claim))
     spent = float(sum(f.spent for f in roots))
     controls = []
     for c in claim.controls:
-        cout, csec = _run_one(claim, params, Context(claim_id, profile, seed, variant=c.id))
+        cout, csec = _run_one(claim, params, Context(claim.id, profile, seed, variant=c.id, claim=claim))
         controls.append({"id": c.id, "description": c.description, "verdict": cout.verdict,
                          "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence)})
     return Result({"id": claim.id, "title": claim.title, "source": claim.source, "section": claim.section,

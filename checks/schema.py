@@ -1,7 +1,8 @@
 """The documented schema of ``softmix verify --json`` output, and a dependency-free validator.
 
 The schema is JSON Schema (draft 2020-12 subset: type, required, properties, items, enum,
-additionalProperties), written out in ``VERIFY_SCHEMA`` and printed by ``softmix schema``.
+additionalProperties -- a schema for the values of the keys that properties does not name, or
+false), written out in ``VERIFY_SCHEMA`` and printed by ``softmix schema``.
 
 Number types follow one rule, :data:`NUMBER_RULE` (also the schema's ``description``):
 float64 quantities are JSON numbers (non-finite ones the strings "inf", "-inf", "nan"),
@@ -52,6 +53,29 @@ _CLAIM = {
     },
 }
 
+_JUDGEMENT = {
+    "type": "object",
+    "required": ["verdict", "controls", "controls_refuted", "passed", "passed_strict", "exit_code",
+                 "exit_code_strict", "counts"],
+    "properties": {"verdict": _VERDICT, "controls": {"type": "object", "additionalProperties": _VERDICT},
+                   "controls_refuted": {"type": "array", "items": {"type": "string"}},
+                   "passed": {"type": "boolean"}, "passed_strict": {"type": "boolean"},
+                   "exit_code": {"type": "integer", "enum": [0, 1]},
+                   "exit_code_strict": {"type": "integer", "enum": [0, 1]},
+                   "counts": {"type": "object", "additionalProperties": {"type": "integer"}}},
+}
+
+#: one engine control (canary claim) of a verify run: what it must be judged, what it was judged
+#: (``observed`` is ``{"crash": "..."}`` when the engine crashed on it), and whether they agree
+_ENGINE_CONTROL = {
+    "type": "object",
+    "required": ["id", "description", "expected", "observed", "judged_right", "wrong", "seconds"],
+    "properties": {"id": {"type": "string"}, "description": {"type": "string"}, "expected": _JUDGEMENT,
+                   "observed": {"type": "object"}, "judged_right": {"type": "boolean"},
+                   "wrong": {"type": "array", "items": {"type": "string"}}, "seconds": {"type": "number"},
+                   "exception": {"type": "string"}},
+}
+
 VERIFY_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "softmix verify output",
@@ -73,6 +97,8 @@ VERIFY_SCHEMA = {
                                                   "controls_survived"],
                    "properties": {k: {"type": "integer"} for k in ("verified", "confirmed", "refuted", "inconclusive",
                                                                    "error", "controls_survived")}},
+        "engine_controls": {"type": "array", "items": _ENGINE_CONTROL},
+        "engine_controls_skipped": {"type": "boolean"},
     },
 }
 
@@ -105,9 +131,19 @@ def validate(doc, schema=VERIFY_SCHEMA, path: str = "$") -> None:
         for k in schema.get("required", []):
             if k not in doc:
                 raise SchemaError(f"{path}: missing required key {k!r}")
-        for k, sub in schema.get("properties", {}).items():
+        props = schema.get("properties", {})
+        for k, sub in props.items():
             if k in doc:
                 validate(doc[k], sub, f"{path}.{k}")
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict):
+            for k in doc:
+                if k not in props:
+                    validate(doc[k], extra, f"{path}.{k}")
+        elif extra is False:
+            unknown = sorted(k for k in doc if k not in props)
+            if unknown:
+                raise SchemaError(f"{path}: unexpected key {unknown[0]!r}")
     if isinstance(doc, list) and "items" in schema:
         for i, item in enumerate(doc):
             validate(item, schema["items"], f"{path}[{i}]")

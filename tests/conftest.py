@@ -29,3 +29,8 @@ settings.register_profile("fuzz", parent=_builtin_default, max_examples=60, dead
 PROFILES = {"default": "softmix-default", "ci": "softmix-ci", "full": "full", "fuzz": "fuzz"}
 _profile = os.environ.get("SOFTMIX_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default")
 settings.load_profile(PROFILES.get(_profile, _profile))
+
+# The engine controls (checks/engine_controls.py, a few seconds per `softmix verify` process) are
+# exercised by tests/test_engine_controls.py, which clears this variable; the many small verify
+# processes of the other tests skip them (with the warning on stderr).
+os.environ.setdefault("SOFTMIX_NO_ENGINE_CONTROLS", "1")

@@ -1,0 +1,213 @@
+"""Every drawn configuration has the property it promises, over 200 seeds (issue 23 scope 2).
+
+A draw that silently loses its property (weights at 1/2, equal norms, a symmetric matrix, a
+covariance of full rank where a singular one was asked) makes every claim decided on it blind to the
+terms that vanish there.  Properties are checked exactly (Fractions) where the draw is exact.
+"""
+import itertools
+import math
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from softmix.checks import configs as C
+from softmix.checks.operator import _generic_head, random_instance
+from softmix.checks.strategies import _exact_rank, random_matrix, random_mixture
+
+SEEDS = range(200)
+
+
+def rng(seed, *keys):
+    return np.random.default_rng([seed, *keys])
+
+
+def fr(x):
+    return F(x)
+
+
+def frm(M):
+    return [[F(x) for x in r] for r in M]
+
+
+def norm2(v):
+    return sum(F(x) ** 2 for x in v)
+
+
+def rank(M):
+    return _exact_rank(frm(M))
+
+
+def psd(M):
+    return all(ev >= -1e-12 for ev in np.linalg.eigvalsh(np.array([[float(x) for x in r] for r in M])))
+
+
+# ---- configs.py ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("K", [1, 2, 3, 4])
+def test_weights_sum_to_one_exactly_distinct_and_away_from_one_over_K(K):
+    for s in SEEDS:
+        w = [fr(x) for x in C.weights(rng(s, K), K, away=0.1)]
+        assert sum(w) == 1 and len(w) == K
+        if K > 1:
+            assert min(w) >= F(1, 10) and len(set(w)) == K
+            assert all(abs(x - F(1, K)) >= F(1, 100) for x in w), w  # 'equal weights' never by accident
+            if K == 2:
+                assert F(1, 2) not in w
+
+
+@pytest.mark.parametrize("K,D", [(2, 1), (2, 2), (3, 2), (2, 3), (4, 3)])
+def test_means_have_unequal_norms_unless_asked(K, D):
+    for s in SEEDS:
+        ms = C.means(rng(s, K, D), K, D, min_ratio=1.2)
+        n = [norm2(m) for m in ms]
+        assert len(ms) == K and all(len(m) == D for m in ms)
+        assert all(all(fr(x) != 0 for x in m) for m in ms)
+        assert max(n) >= F(144, 100) * min(n) * F(99, 100), (s, ms)  # ratio of norms >= 1.2 (rounding slack)
+
+
+@pytest.mark.parametrize("K,D", [(2, 1), (2, 2), (3, 2), (2, 3), (3, 3), (3, 4)])
+def test_equal_norm_means_are_exactly_equal_and_otherwise_generic(K, D):
+    for s in SEEDS:
+        ms = [[fr(x) for x in m] for m in C.means(rng(s, K, D), K, D, equal_norms=True)]
+        assert len({norm2(m) for m in ms}) == 1 and norm2(ms[0]) > 0
+        if D == 1:
+            assert ms[0][0] == -ms[1][0]
+            continue
+        for a, b in itertools.combinations(ms, 2):  # neither equal nor opposite nor collinear
+            assert any(a[i] * b[j] - a[j] * b[i] != 0 for i in range(D) for j in range(i + 1, D)), (a, b)
+        if D <= 3:
+            assert all(x != 0 for m in ms for x in m)
+
+
+@pytest.mark.parametrize("D,r", [(1, None), (2, None), (3, None), (2, 1), (3, 2), (3, 1), (4, 3)])
+def test_spd_is_symmetric_psd_of_the_asked_rank_and_not_isotropic(D, r):
+    for s in SEEDS:
+        M = C.spd(rng(s, D, r or 0), D, rank=r)
+        Mf = frm(M)
+        assert all(Mf[i][j] == Mf[j][i] for i in range(D) for j in range(D)) and psd(M)
+        assert rank(M) == (D if r is None else r), (s, M)
+        if D > 1:
+            ev = np.linalg.eigvalsh(np.array([[float(x) for x in row] for row in M]))
+            k = D - (r or D)  # the kernel: eigenvalue 0 with multiplicity D - r
+            spectrum = ev[k:] if k == 0 else np.concatenate([[0.0], ev[k:]])
+            if len(spectrum) > 1:
+                assert np.min(np.diff(spectrum)) >= 0.05 - 1e-12  # distinct eigenvalues: never isotropic
+            assert any(Mf[i][j] != 0 for i in range(D) for j in range(D) if i != j)  # never diagonal
+        if r is None:
+            assert np.linalg.eigvalsh(np.array([[float(x) for x in row] for row in M])).min() >= 0.03 - 1e-12
+
+
+@pytest.mark.parametrize("rows,cols,sym", [(2, 2, False), (3, 3, False), (4, 4, False), (2, 3, False), (3, 3, True),
+                                           (1, 1, False)])
+def test_matrix_is_asymmetric_unless_asked_and_in_range(rows, cols, sym):
+    for s in SEEDS:
+        A = frm(C.matrix(rng(s, rows, cols), rows, cols, -0.7, 0.7, symmetric=sym, min_asymmetry=0.3))
+        assert len(A) == rows and all(len(r) == cols for r in A)
+        assert all(-F(7, 10) <= x <= F(7, 10) for r in A for x in r)
+        if rows == cols and rows > 1:
+            asym = max(abs(A[i][j] - A[j][i]) for i in range(rows) for j in range(cols))
+            assert (asym == 0) if sym else (asym >= F(3, 10)), (s, A)
+
+
+@pytest.mark.parametrize("K,D,singular,shared", [(2, 2, 1, False), (3, 3, 2, False), (2, 1, 1, False),
+                                                 (3, 2, 0, False), (2, 3, 1, True), (4, 2, 4, False)])
+def test_mixture_has_the_asked_singular_components_and_generic_weights_and_means(K, D, singular, shared):
+    for s in SEEDS:
+        mix = C.mixture(rng(s, K, D, singular), K, D, singular=singular, shared=shared)
+        w = [fr(x) for x in mix["weights"]]
+        assert sum(w) == 1 and len(set(w)) == K and all(abs(x - F(1, K)) >= F(1, 100) for x in w)
+        covs = mix["covariances"]
+        ranks = [rank(G) for G in covs]
+        if shared:
+            assert all(G == covs[0] for G in covs) and ranks == [D] * K
+        elif D == 1:
+            assert ranks == [1] * K  # rank D - 1 = 0 is no covariance: dimension 1 stays non-singular
+        else:
+            assert ranks == [D - 1] * min(singular, K) + [D] * (K - min(singular, K)), (s, ranks)
+        assert all(psd(G) for G in covs)
+        n = [norm2(m) for m in mix["means"]]
+        assert max(n) >= F(144, 100) * min(n) * F(99, 100)
+
+
+def test_large_scores_are_large_distinct_and_of_both_signs():
+    for s in SEEDS:
+        for n in (2, 3, 5):
+            v = [fr(x) for x in C.large_scores(rng(s, n), n, low=1000.0, high=5000.0)]
+            assert len(set(v)) == n and all(1000 <= abs(x) <= 5000 for x in v)
+            assert min(v) < 0 < max(v), (s, v)  # both signs, as promised
+
+
+@pytest.mark.parametrize("D", [1, 2, 3, 5])
+def test_vector_has_no_zero_entry_and_the_asked_norm(D):
+    for s in SEEDS:
+        v = [fr(x) for x in C.vector(rng(s, D), D, -2.0, 2.0)]
+        assert all(x != 0 for x in v) and all(-2 <= x <= 2 for x in v)
+        w = [float(x) for x in C.vector(rng(s, D, 1), D, norm_range=(0.5, 2.5))]
+        assert 0.5 - 0.006 * math.sqrt(D) <= math.hypot(*w) <= 2.5 + 0.006 * math.sqrt(D) and all(w)
+
+
+def test_rational_stays_in_range_and_away_from_what_it_avoids():
+    for s in SEEDS:
+        x = fr(C.rational(rng(s), 0.1, 0.9, 2, avoid=(0.5, "1/3")))
+        assert F(1, 10) <= x <= F(9, 10) and abs(x - F(1, 2)) >= F(1, 100) and abs(x - F(1, 3)) >= F(1, 100)
+
+
+def test_configuration_streams_depend_on_seed_claim_and_index_only():
+    from softmix.checks.registry import Context
+
+    a = C.configuration_rng(Context("c", "quick", 1), 1).integers(0, 2**30, 3)
+    assert np.array_equal(a, C.configuration_rng(Context("c", "full", 1, variant="x"), 1).integers(0, 2**30, 3))
+    assert not np.array_equal(a, C.configuration_rng(Context("d", "quick", 1), 1).integers(0, 2**30, 3))
+    assert not np.array_equal(a, C.configuration_rng(Context("c", "quick", 1), 2).integers(0, 2**30, 3))
+
+
+# ---- strategies.py ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("K,D,degenerate,shared", [(1, 1, True, False), (2, 1, True, False), (2, 2, True, False),
+                                                   (3, 3, True, False), (2, 3, False, False), (3, 2, False, True),
+                                                   (2, 2, True, True)])
+def test_random_mixture_ranks(K, D, degenerate, shared):
+    for s in SEEDS:
+        mix = random_mixture(rng(s, K, D), K, D, degenerate=degenerate, shared=shared)
+        w = [F(x) for x in mix.weights]
+        assert sum(w) == 1 and all(x > 0 for x in w)
+        ranks = [_exact_rank(G) for G in mix.covariances]
+        if shared:  # one full-rank covariance, whatever 'degenerate' says
+            assert all(G == mix.covariances[0] for G in mix.covariances) and ranks == [D] * K
+        else:
+            assert ranks == [D] * (K - 1) + [D - 1 if degenerate else D], (s, ranks)
+        assert all(psd(G) for G in mix.covariances)
+
+
+def test_random_matrix_entries():
+    for s in SEEDS:
+        M = random_matrix(rng(s), 3, 2, 3, 4)
+        assert len(M) == 3 and all(len(r) == 2 for r in M)
+        assert all(isinstance(x, F) and abs(x) <= 3 and x.denominator <= 4 for r in M for x in r)
+
+
+# ---- operator.random_instance ------------------------------------------------------------------------------
+@pytest.mark.parametrize("K,D,degenerate,shared", [(2, 1, False, False), (2, 2, True, False), (3, 2, False, False),
+                                                   (2, 3, True, False), (2, 2, False, True), (3, 3, False, True)])
+def test_random_instance_is_generic(K, D, degenerate, shared):
+    for s in range(100 if D == 3 else 200):
+        mix, U, V, z = random_instance(rng(s, K, D), K, D, degenerate=degenerate, shared=shared)
+        assert len({tuple(m) for m in mix.means}) == K  # distinct means
+        assert _generic_head(U, V, z)
+        assert any(sum(U[i][j] * z[j] for j in range(D)) != 0 for i in range(D)) and _exact_rank(V) == D
+        if D >= 2:
+            assert any(U[i][j] != U[j][i] for i in range(D) for j in range(D))
+        assert all(abs(x) <= 1 for r in U for x in r)
+        ranks = [_exact_rank(G) for G in mix.covariances]
+        if shared:
+            assert all(G == mix.covariances[0] for G in mix.covariances) and ranks == [D] * K
+        elif degenerate:
+            assert ranks == [D] * (K - 1) + [D - 1], ranks
+        else:
+            assert ranks == [D] * K
+
+
+def test_the_instances_are_exact_rationals():
+    mix, U, V, z = random_instance(rng(1), 2, 2, degenerate=True)
+    assert all(isinstance(x, F) for r in U + V for x in r) and all(isinstance(x, F) for x in z)
+    assert sp.Matrix(mix.covariances[-1]).rank() == 1
