@@ -96,14 +96,19 @@ def cmd_show(args):
     for cid in args.claims:
         c = claims[cid]
         print(f"{c.id}: {c.title}\n  source: {c.source}\n  kind: {c.kind}\n  statement: {c.statement}")
+        named = {a.describe() for a in c.assumption_objects}
         for a in c.assumptions:
-            print(f"  assumption: {a}")
+            if a not in named:
+                print(f"  assumption: {a}")
+        for a in c.assumption_objects:
+            print(f"  assumption {a.name}: {a.text}  (control {a.control_id})")
         print(f"  independence: {c.independence or 'not documented'}")
         print("  parameters (paper defaults): " + json.dumps(c.defaults, default=str))
         for k, v in c.profiles.items():
             print(f"  profile {k}: " + json.dumps(v, default=str))
         for ctl in c.controls:
-            print(f"  negative control {ctl.id}: {ctl.description}")
+            what = "assumption-dropped control" if ctl.kind == "assumption-dropped" else "negative control"
+            print(f"  {what} {ctl.id}: {ctl.description}")
         if c.derivations is not None and not args.no_derivation:
             for d in c.derivations():
                 print(d.latex() if args.latex else d.pretty())
@@ -125,10 +130,12 @@ def _progress(quiet: bool, verbose: bool):
 
 def _table(results):
     lines = [f"{'claim':28s} {'verdict':13s} {'controls':9s} {'seconds':>8s}", "-" * 62]
+    from softmix.checks.assumption_runs import control_failed
+
     for r in results:
         n = len(r["negative_controls"])
         k = sum(c["refuted"] for c in r["negative_controls"])
-        flag = "" if k == n else "  <- control survived"
+        flag = "  <- control survived" if any(control_failed(c) for c in r["negative_controls"]) else ""
         if r.get("findings"):
             flag += f"  ({len(r['findings'])} finding(s) about the paper)"
         lines.append(f"{r['id']:28s} {r['verdict']:13s} {k}/{n:<7d} {r['seconds']:8.1f}{flag}")

@@ -319,12 +319,16 @@ def validate_value(claim, name: str, value, where: str):
 
 def validate_params(claim, overrides: dict, where: str) -> dict:
     """Check ``overrides`` against the claim's parameter types, then (for a decorated claim) build
-    its parameter dataclass so that its own ``__post_init__`` checks run too."""
+    its parameter dataclass so that its own ``__post_init__`` checks run too, then check the values
+    against the claim's declared assumptions."""
     for k, v in overrides.items():
         validate_value(claim, k, v, f"{where}.{k}")
     P = getattr(claim, "params_type", None)
     if P is not None:
         coerce_dataclass(P, {**claim.defaults, **overrides}, where)
+    from .assumption_runs import check_values  # the claim's declared assumptions (exit 2 naming the one broken)
+
+    check_values(claim, {**claim.defaults, **overrides}, where)
     return overrides
 
 
