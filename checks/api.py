@@ -264,7 +264,7 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
             dataclasses.replace(base, **repl)  # raises TypeError on an unknown field, at import
             prof[name] = dict(repl)
         defaults = {f.name: getattr(base, f.name) for f in dataclasses.fields(P)}
-        bound = check_defaults(id, objects, defaults)
+        bound = check_defaults(id, objects, defaults, prof)
         ctl = _controls_with_dropped(id, controls, bound)
 
         def check(values: dict, ctx: Context) -> Outcome:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from softmix.numerics.errors import InputError
 
-from .assumptions import CONTROL_PREFIX
+from .assumptions import CONTROL_PREFIX, Assumption
 
 __all__ = ["BASE_FAMILY", "family_spec", "check_defaults", "check_values", "dropped_assumption",
            "violating_values", "admissible", "control_failed", "scope_findings"]
@@ -82,17 +82,20 @@ def _declared(claim) -> tuple:
     return tuple(getattr(claim, "assumption_objects", ()) or ())
 
 
-def check_defaults(claim_id: str, assumptions, defaults: dict) -> tuple:
+def check_defaults(claim_id: str, assumptions, defaults: dict, profiles: dict | None = None) -> tuple:
     """Bind ``assumptions`` to a claim's parameter fields (at registration) and check that the
-    defaults satisfy them; an unknown field or defaults that break one raise ValueError."""
+    defaults and every profile satisfy them; an unknown field or values that break one raise
+    ValueError."""
     bound = []
     for a in assumptions:
         try:
             b = a.bind(defaults)
         except KeyError as e:
             raise ValueError(f"claim {claim_id}: {e.args[0]}") from None
-        if b.holds(defaults) is False:
-            raise ValueError(f"claim {claim_id}: its defaults break its assumption {a.name} ({a.text})")
+        for name, repl in {"defaults": {}, **(profiles or {})}.items():
+            if b.holds({**defaults, **repl}) is False:
+                where = "its defaults break" if name == "defaults" else f"its profile {name!r} breaks"
+                raise ValueError(f"claim {claim_id}: {where} its assumption {a.name} ({a.text})")
         bound.append(b)
     names = [a.name for a in bound]
     if len(set(names)) != len(names):

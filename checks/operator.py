@@ -35,7 +35,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-from fractions import Fraction
 
 import mpmath as mpm
 import sympy as sp
@@ -335,7 +334,7 @@ def _draw_key(head: Head, spec, d, drop):
     return [head.K, d, spec["degenerate"], Head.spec_key(spec), drop.name if drop is not None else ""]
 
 
-def _numeric_part(p, ctx, head, stated, spec, drop, id):
+def _numeric_part(p, ctx, head, stated, spec, drop, id, kept):
     rule = Residual(p.dps)
     rows, skipped, failing = [], [], []
     cases = [("quadrature", d) for d in p.quadrature_dims] + [("exact", d) for d in p.exact_dims]
@@ -343,7 +342,8 @@ def _numeric_part(p, ctx, head, stated, spec, drop, id):
         for i in range(p.instances):
             key, pkey = (method, d, i), _draw_key(head, spec, d, drop)
             try:
-                inst = ctx.data(key, lambda rng: head.draw(rng, d, spec, spec["degenerate"], avoid=drop), params=pkey)
+                inst = ctx.data(key, lambda rng: head.draw(rng, d, spec, spec["degenerate"], avoid=drop, require=kept),
+                                params=pkey)
                 with workdps(p.dps):
                     val = to_mp(_call(stated, inst.smix, inst.U, inst.V, inst.z, id, inst.symbols), p.dps)
             except (InputError, IndexError, sp.ShapeError, ValueError, TypeError, AttributeError) as e:
@@ -381,7 +381,7 @@ def _counterexample(ctx, head, stated, spec, failing, p, kept) -> dict:
     rule = Residual(min(p.dps, 40))
     for lower in range(1, d):  # a dimension-generic statement may fail lower down too
         try:
-            cand = head.draw(ctx.shared_rng("counterexample", lower), lower, spec, spec["degenerate"])
+            cand = head.draw(ctx.shared_rng("counterexample", lower), lower, spec, spec["degenerate"], require=kept)
             if _fails(stated, cand, rule)[0]:
                 inst = cand
                 break
@@ -466,7 +466,7 @@ def operator_claim(id, stated, *, components, dim, shared_covariance=False, dege
         spec = head.spec(drop)
         kept = tuple(a for a in head.assumptions if a is not drop)
         sym = _symbolic_part(head, st, spec, ctx, id, source, prose, kept)
-        num, skipped, failing = _numeric_part(p, ctx, head, st, spec, drop, id)
+        num, skipped, failing = _numeric_part(p, ctx, head, st, spec, drop, id, kept)
         extra = {"components": K, "dim": D, "shared_covariance": spec["covariance"] == "shared",
                  "degenerate": spec["degenerate"], "covariance": spec["covariance"],
                  "family": {k: v for k, v in spec.items() if k != "transforms"}}

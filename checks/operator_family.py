@@ -143,15 +143,18 @@ class Head:
         return mix, self.head_matrix("U", mix, values), self.head_matrix("V", mix, values), vector_symbols("z", self.D), values
 
     # ---- rational instances ------------------------------------------------------------------------
-    def draw(self, rng, d: int, spec: dict, degenerate: bool, avoid=None) -> Instance:
+    def draw(self, rng, d: int, spec: dict, degenerate: bool, avoid=None, require=()) -> Instance:
         """A rational instance of ``spec`` in dimension ``d`` (the last covariance of rank d - 1
-        when ``degenerate``); ``avoid`` (an Assumption) must fail on it: the draw is repeated
-        until it does (at most 50 times)."""
+        when ``degenerate``) on which every assumption of ``require`` holds and ``avoid`` (an
+        Assumption, the one a control drops) fails: the draw is repeated from the same stream
+        until it does (at most 50 times; a draw that is already fine is unchanged)."""
         for _ in range(50):
             inst = self._draw_once(rng, d, spec, degenerate)
-            if avoid is None or avoid.holds_for(inst.smix) is not True:
+            if (avoid is None or avoid.holds_for(inst.smix) is not True) and \
+                    all(a.holds_for(inst.smix) is not False for a in require):
                 return inst
-        raise ValueError(f"could not draw an instance in dimension {d} that breaks {avoid.name}")
+        what = ", ".join(([f"breaks {avoid.name}"] if avoid is not None else []) + [f"satisfies {a.name}" for a in require])
+        raise ValueError(f"could not draw an instance in dimension {d} that {what}")
 
     def _draw_once(self, rng, d, spec, degenerate) -> Instance:
         K = self.K

@@ -75,7 +75,7 @@ class Result(dict):
 
         head = Outcome(self.get("verdict", "error"), self.get("evidence", {}))._repr_html_()
         ctl = "".join(f"<li>{html.escape(c['id'])}: {html.escape(c['verdict'])}"
-                      f"{'' if c['refuted'] else ' <b>(survived)</b>'}</li>" for c in self.get("negative_controls", []))
+                      f"{' <b>(survived)</b>' if control_failed(c) else ''}</li>" for c in self.get("negative_controls", []))
         return (f"<div><b>{html.escape(str(self.get('id')))}</b>: {html.escape(str(self.get('title', '')))}"
                 f"<br><i>{html.escape(str(self.get('source', '')))}</i>{head}"
                 f"<div>negative controls:<ul>{ctl}</ul></div>"
