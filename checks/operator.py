@@ -411,6 +411,66 @@ def _symbolic_counterexample(sym) -> dict | None:
     return None
 
 
+def _params_type(id, K: int, D: int, fixed: bool):
+    Params = dataclasses.make_dataclass(f"OperatorParams_{re.sub(r'[^A-Za-z0-9_]', '_', str(id))}", [
+        ("quadrature_dims", list[int], dataclasses.field(default_factory=lambda: [D] if D <= 2 else [])),
+        ("exact_dims", list[int], dataclasses.field(default_factory=lambda: [D] if fixed else [D, D + 2])),
+        ("instances", int, dataclasses.field(default=1)),
+        ("dps", int, dataclasses.field(default=50)),
+        ("nodes", int, dataclasses.field(default=40)),
+        ("shrink_budget", int, dataclasses.field(default=24)),
+    ])
+    Params.__doc__ = f"Parameters of {id}: dimensions of the numeric instances (always {K} components), precision."
+    return Params
+
+
+def _prose(head: Head, fixed: bool) -> tuple:
+    """The model in words (the claim's ``assumptions``), the declared assumptions as "name: text"."""
+    spec, K, D = head.spec(), head.K, head.D
+    cov = {"general": "", "shared": "G_k = G for all k", "isotropic": "G_k = v_k I", "shared-isotropic": "G_k = v I for all k",
+           "diagonal": "G_k diagonal"}[spec["covariance"]]
+    rank = "singular G_k allowed" if spec["degenerate"] else (
+        "G_k non-singular" if spec["covariance"] in ("general", "shared") else "")
+    return tuple(a for a in (f"mu = sum of {K} Gaussian components N(m_k, G_k), pi_k > 0",
+                             f"dimension {D}" + ("" if fixed else " (numeric instances also above)"), cov, rank,
+                             *(a.describe() for a in head.assumptions)) if a)
+
+
+def _make_check(head: Head, stated, Params, dropped: dict, not_built: dict, id, source, prose):
+    """The claim's check: the statement (or the control's perturbation, or the family without the
+    dropped assumption) decided by the symbolic and numeric parts."""
+    def check(p: Params, ctx):
+        drop = dropped.get(ctx.variant)
+        st = perturb(stated, ctx.variant) if ctx.variant in CONTROLS else stated
+        spec = head.spec(drop)
+        kept = tuple(a for a in head.assumptions if a is not drop)
+        sym = _symbolic_part(head, st, spec, ctx, id, source, prose, kept)
+        num, skipped, failing = _numeric_part(p, ctx, head, st, spec, drop, id, kept)
+        extra = {"components": head.K, "dim": head.D, "shared_covariance": spec["covariance"] == "shared",
+                 "degenerate": spec["degenerate"], "covariance": spec["covariance"],
+                 "family": {k: v for k, v in spec.items() if k != "transforms"}}
+        if head.assumptions:
+            extra["assumptions"] = [a.name for a in kept]
+        if head.symbols:
+            extra["symbols"] = [s.name for s in head.symbols]
+        if not_built:
+            extra["controls_not_built"] = dict(not_built)
+        if drop is not None:
+            extra["assumption_dropped"] = {"assumption": drop.name, "text": drop.text}
+        if skipped:
+            extra["skipped"] = skipped
+        if failing and ctx.variant is None:
+            extra["counterexample"] = _counterexample(ctx, head, st, spec, failing, p, kept)
+        sce = _symbolic_counterexample(sym) if ctx.variant is None else None
+        if sce is not None:
+            extra["symbolic_counterexample"] = sce
+            extra.setdefault("counterexample", sce)
+        return outcome(sym, num, **extra)
+
+    check.__annotations__ = {"p": Params}
+    return check
+
+
 def operator_claim(id, stated, *, components, dim, shared_covariance=False, degenerate=False, title="", source="",
                    covariance=None, symbols="", U=None, V=None, assume=()):
     """Register a claim that ``stated(mix, U, V, z, **symbols)`` equals the softmax attention
@@ -443,52 +503,9 @@ def operator_claim(id, stated, *, components, dim, shared_covariance=False, dege
     dropped = {control_id(a.name): a for a in head.assumptions}
     fixed = (U is not None and not callable(U)) or (V is not None and not callable(V))
 
-    Params = dataclasses.make_dataclass(f"OperatorParams_{re.sub(r'[^A-Za-z0-9_]', '_', str(id))}", [
-        ("quadrature_dims", list[int], dataclasses.field(default_factory=lambda: [D] if D <= 2 else [])),
-        ("exact_dims", list[int], dataclasses.field(default_factory=lambda: [D] if fixed else [D, D + 2])),
-        ("instances", int, dataclasses.field(default=1)),
-        ("dps", int, dataclasses.field(default=50)),
-        ("nodes", int, dataclasses.field(default=40)),
-        ("shrink_budget", int, dataclasses.field(default=24)),
-    ])
-    Params.__doc__ = f"Parameters of {id}: dimensions of the numeric instances (always {K} components), precision."
-    spec0 = head.spec()
-    prose = tuple(a for a in (
-        f"mu = sum of {K} Gaussian components N(m_k, G_k), pi_k > 0", f"dimension {D}" + ("" if fixed else " (numeric instances also above)"),
-        {"general": "", "shared": "G_k = G for all k", "isotropic": "G_k = v_k I", "shared-isotropic": "G_k = v I for all k",
-         "diagonal": "G_k diagonal"}[spec0["covariance"]],
-        "singular G_k allowed" if spec0["degenerate"] else ("G_k non-singular" if spec0["covariance"] in ("general", "shared") else ""),
-        *(a.describe() for a in head.assumptions)) if a)
-
-    def check(p: Params, ctx):
-        drop = dropped.get(ctx.variant)
-        st = perturb(stated, ctx.variant) if ctx.variant in CONTROLS else stated
-        spec = head.spec(drop)
-        kept = tuple(a for a in head.assumptions if a is not drop)
-        sym = _symbolic_part(head, st, spec, ctx, id, source, prose, kept)
-        num, skipped, failing = _numeric_part(p, ctx, head, st, spec, drop, id, kept)
-        extra = {"components": K, "dim": D, "shared_covariance": spec["covariance"] == "shared",
-                 "degenerate": spec["degenerate"], "covariance": spec["covariance"],
-                 "family": {k: v for k, v in spec.items() if k != "transforms"}}
-        if head.assumptions:
-            extra["assumptions"] = [a.name for a in kept]
-        if head.symbols:
-            extra["symbols"] = [s.name for s in head.symbols]
-        if not_built:
-            extra["controls_not_built"] = dict(not_built)
-        if drop is not None:
-            extra["assumption_dropped"] = {"assumption": drop.name, "text": drop.text}
-        if skipped:
-            extra["skipped"] = skipped
-        if failing and ctx.variant is None:
-            extra["counterexample"] = _counterexample(ctx, head, st, spec, failing, p, kept)
-        sce = _symbolic_counterexample(sym) if ctx.variant is None else None
-        if sce is not None:
-            extra["symbolic_counterexample"] = sce
-            extra.setdefault("counterexample", sce)
-        return outcome(sym, num, **extra)
-
-    check.__annotations__ = {"p": Params}
+    Params = _params_type(id, K, D, fixed)
+    prose = _prose(head, fixed)
+    check = _make_check(head, stated, Params, dropped, not_built, id, source, prose)
     check.__module__ = getattr(stated, "__module__", __name__)
     check.__qualname__ = getattr(stated, "__qualname__", "stated")
     statement = (inspect.getdoc(stated) or "").split("\n")[0] or \
