@@ -382,8 +382,10 @@ def explain(res: dict) -> Answer:
         a.counterexamples = _counterexamples(res)
     elif verdict == "error":
         a.error = _exception(res.get("evidence") or {})
+    from .assumption_runs import control_failed  # a dropped assumption that is not needed is a scope finding
+
     a.surviving_controls = [{"id": c.get("id"), "verdict": c.get("verdict"), "description": c.get("description", "")}
-                            for c in res.get("negative_controls", []) if not c.get("refuted")]
+                            for c in res.get("negative_controls", []) if control_failed(c)]
     return a
 
 
@@ -437,11 +439,13 @@ def render_answers(results, width: int | None = None) -> str:
 def claims_table(results) -> str:
     """One line per claim: id, verdict, controls refuted, seconds, and a flag for a surviving
     control or findings (what ``softmix verify --quiet`` prints above the summary line)."""
+    from .assumption_runs import control_failed
+
     lines = [f"{'claim':28s} {'verdict':13s} {'controls':9s} {'seconds':>8s}", "-" * 62]
     for r in results:
         n = len(r["negative_controls"])
         k = sum(c["refuted"] for c in r["negative_controls"])
-        flag = "" if k == n else "  <- control survived"
+        flag = "  <- control survived" if any(control_failed(c) for c in r["negative_controls"]) else ""
         if r.get("findings"):
             nf = len(_findings(r))
             flag += f"  ({nf} finding{'s' if nf != 1 else ''} about the source)"

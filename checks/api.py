@@ -42,6 +42,7 @@ import typing
 from dataclasses import dataclass, field
 
 from . import registry as _registry
+from .assumption_runs import check_defaults, dropped_assumption, violating_values
 from .registry import Claim, Context, Control, Outcome
 
 __all__ = ["LATTICE", "Part", "combine", "decide", "decide_one", "part", "outcome", "claim", "verdict_of"]
@@ -231,14 +232,32 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
       ``--config`` values, its ``__post_init__`` may reject bad combinations (raise ValueError);
     * ``profiles`` maps a profile name (``quick``, ``full``) to field replacements, checked now
       (an unknown field is an error at import);
-    * ``controls`` maps each negative control's name to its description (at least one); inside
+    * ``controls`` maps each negative control's name to its description (or to a
+      :class:`~softmix.checks.registry.Control`; at least one); inside
       the check, ``ctx.control(name)`` tells whether this run is that control and raises on a
       name that is not declared;
     * the check returns an Outcome, a Part, or a list of Parts (combined by :func:`combine`);
-    * ``configurations_note`` says why no configuration is drawn from the seed (``Claim.configurations_note``).
+    * ``configurations_note`` says why no configuration is drawn from the seed (``Claim.configurations_note``);
+    * ``assumptions``: :class:`softmix.checks.assumptions.Assumption` objects (``EqualNorms("means")``,
+      ...) and/or plain strings (prose, shown and recorded only).  Each object checks ``--config``
+      values (exit 2 naming it), must hold at the defaults, and gets an automatic control
+      ``without:NAME``: the check run on values that break it (``ctx.control`` is False for every
+      declared control then).  Not refuted, it yields a ``scope`` finding (the assumption is not
+      needed), which does not fail the run.
     """
+    from .assumptions import Assumption
+
     if not controls or not isinstance(controls, dict):
         raise ValueError(f"claim {id}: controls must map at least one control name to its description")
+    prose, objects = [], []
+    for a in assumptions:
+        if isinstance(a, Assumption):
+            objects.append(a)
+            prose.append(a.describe())
+        elif isinstance(a, str):
+            prose.append(a)
+        else:
+            raise TypeError(f"claim {id}: an assumption is an Assumption object or a string, not {type(a).__name__}")
 
     def wrap(fn):
         P = _params_type(fn, params)
@@ -251,20 +270,29 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
             dataclasses.replace(base, **repl)  # raises TypeError on an unknown field, at import
             prof[name] = dict(repl)
         defaults = {f.name: getattr(base, f.name) for f in dataclasses.fields(P)}
+        bound = check_defaults(id, objects, defaults, prof)
+        ctl = _controls_with_dropped(id, controls, bound)
 
         def check(values: dict, ctx: Context) -> Outcome:
             from .params import coerce_dataclass
 
-            return _as_outcome(fn(coerce_dataclass(P, values, f"claim {id}"), ctx))
+            dropped = dropped_assumption(c, ctx.variant)
+            if dropped is None:
+                return _as_outcome(fn(coerce_dataclass(P, values, f"claim {id}"), ctx))
+            broken, info = violating_values(c, dropped, values, ctx.shared_rng("assumption-dropped", dropped.name))
+            if broken is None:
+                return Outcome("inconclusive", {"assumption_dropped": info})
+            out = _as_outcome(fn(coerce_dataclass(P, broken, f"claim {id} without {dropped.name}"), ctx))
+            out.evidence["assumption_dropped"] = info
+            return out
 
         check.__wrapped__ = fn
         check.__name__ = getattr(fn, "__name__", "check")
         check.__qualname__ = getattr(fn, "__qualname__", "check")
         check.__module__ = getattr(fn, "__module__", None)
         c = Claim(id=id, title=title, source=source, statement=statement or title, section=section, check=check,
-                  assumptions=tuple(assumptions), defaults=defaults, profiles=prof,
-                  controls=tuple(Control(k, v) for k, v in controls.items()), derivations=derivations, kind=kind,
-                  params_type=P, configurations_note=configurations_note)
+                  assumptions=tuple(prose), defaults=defaults, profiles=prof, controls=ctl, derivations=derivations,
+                  kind=kind, params_type=P, configurations_note=configurations_note, assumption_objects=bound)
         fn.claim = c
         if not register:
             return c
@@ -272,6 +300,18 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
         return fn
 
     return wrap
+
+
+def _controls_with_dropped(claim_id: str, controls: dict, assumptions) -> tuple:
+    """The declared negative controls, then one assumption-dropped control per assumption."""
+    out = [v if isinstance(v, Control) else Control(k, v) for k, v in controls.items()]
+    for a in assumptions:
+        if a.control_id in controls:
+            raise ValueError(f"claim {claim_id}: control {a.control_id!r} is the automatic control of assumption {a.name}")
+        out.append(Control(a.control_id, f"the same statement without the assumption {a.name} ({a.text}), decided "
+                           "on values that break it; not refuted: the assumption is not needed (a scope finding)",
+                           kind="assumption-dropped", assumption=a.name))
+    return tuple(out)
 
 
 def _badge(verdict: str) -> str:

@@ -128,14 +128,19 @@ def cmd_show(args):
     for cid in args.claims:
         c = claims[cid]
         print(f"{c.id}: {c.title}\n  source: {c.source}\n  kind: {c.kind}\n  statement: {c.statement}")
+        named = {a.describe() for a in c.assumption_objects}
         for a in c.assumptions:
-            print(f"  assumption: {a}")
+            if a not in named:
+                print(f"  assumption: {a}")
+        for a in c.assumption_objects:
+            print(f"  assumption {a.name}: {a.text}  (control {a.control_id})")
         print(f"  independence: {c.independence or 'not documented'}")
         print("  parameters (paper defaults): " + json.dumps(c.defaults, default=str))
         for k, v in c.profiles.items():
             print(f"  profile {k}: " + json.dumps(v, default=str))
         for ctl in c.controls:
-            print(f"  negative control {ctl.id}: {ctl.description}")
+            what = "assumption-dropped control" if ctl.kind == "assumption-dropped" else "negative control"
+            print(f"  {what} {ctl.id}: {ctl.description}")
         if c.derivations is not None and not args.no_derivation:
             for d in c.derivations():
                 print(d.latex() if args.latex else d.pretty())

@@ -34,6 +34,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .assumption_runs import admissible
 from .registry import Context, Outcome
 from .rules import alpha_share
 
@@ -195,18 +196,58 @@ def matrix(rng, rows: int, cols: int | None = None, low: float = -1.0, high: flo
 
 
 def mixture(rng, K: int, D: int, singular: int = 1, shared: bool = False, equal_norms: bool = False,
-            norm_range=(0.5, 2.5), away: float = 0.1) -> dict:
+            norm_range=(0.5, 2.5), away: float = 0.1, assume=()) -> dict:
     """A JSON mixture {"weights", "means", "covariances"}: distinct weights away from 1/K,
     unequal-norm means (unless ``equal_norms``), non-isotropic covariances, ``singular`` of
-    them rank-deficient (rank D - 1, or 0 when D = 1 is impossible: rank 1 then)."""
-    w = weights(rng, K, away)
-    m = means(rng, K, D, norm_range, equal_norms)
-    if shared:
+    them rank-deficient (rank D - 1, or 0 when D = 1 is impossible: rank 1 then).
+
+    ``assume``: assumptions (catalogue names or :class:`softmix.checks.assumptions.Assumption`
+    objects) the draw must satisfy -- ``equal-norms``, ``antipodal``, ``equal-weights``,
+    ``centred``, ``shared-covariance``, ``isotropic``, ``shared-isotropic``, ``diagonal``,
+    ``singular``; generic in everything else (a user assumption's ``family`` transform does not
+    apply to these JSON draws)."""
+    from .assumption_runs import family_spec
+    from .assumptions import resolve
+
+    spec = family_spec([resolve(a) for a in assume], components=K)
+    spec["means"] = "equal-norms" if equal_norms and spec["means"] == "generic" else spec["means"]
+    spec["covariance"] = "shared" if shared and spec["covariance"] == "general" else spec["covariance"]
+    w = weights(rng, K, away) if spec["weights"] == "generic" else [_exact(Fraction(1, K))] * K
+    m = _structured_means(rng, K, D, spec, w, norm_range)
+    cov = spec["covariance"]
+    if cov in ("isotropic", "shared-isotropic", "diagonal"):
+        vs = sorted({rational(rng, 0.3, 2.0) for _ in range(4 * K * D)}, key=lambda _: rng.random())
+        if cov == "shared-isotropic":
+            vs = vs[:1] * K
+        covs = [[[(vs[(k * D + i) if cov == "diagonal" else k] if i == j else "0") for j in range(D)] for i in range(D)]
+                for k in range(K)]
+    elif cov == "shared":
         G = spd(rng, D)
         covs = [G for _ in range(K)]
     else:
-        covs = [spd(rng, D, rank=(max(1, D - 1) if k < singular and D > 1 else None)) for k in range(K)]
+        n_sing = max(singular, 1 if spec["degenerate"] else 0) if (spec["degenerate"] or singular) else 0
+        covs = [spd(rng, D, rank=(max(1, D - 1) if k < n_sing and D > 1 else None)) for k in range(K)]
     return {"weights": w, "means": m, "covariances": covs}
+
+
+def _exact(v: Fraction) -> str:
+    return _dec(v, 6) if (v * 10**6).denominator == 1 else str(v)
+
+
+def _structured_means(rng, K, D, spec, w, norm_range):
+    kind = spec["means"]
+    if kind == "antipodal":
+        m1 = vector(rng, D, norm_range=norm_range)
+        ms = [m1, [_exact(-Fraction(x)) for x in m1]]
+    elif kind == "coincident":
+        ms = [vector(rng, D, norm_range=norm_range)] * K
+    else:
+        ms = means(rng, K, D, norm_range, kind == "equal-norms")
+    if spec["centred"] and kind not in ("antipodal",) and K > 1:
+        fw = [Fraction(x) for x in w]
+        last = [-sum(fw[k] * Fraction(ms[k][i]) for k in range(K - 1)) / fw[-1] for i in range(D)]
+        ms = ms[:-1] + [[_exact(x) for x in last]]
+    return ms
 
 
 def large_scores(rng, n: int, low: float = 1000.0, high: float = 5000.0) -> list[str]:
@@ -272,11 +313,15 @@ def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
                 first = check(params, ctx)
             rows = [{"name": "paper" if paper else "given", "values": {}, "verdict": first.verdict}]
             verdicts = [first.verdict]
+            skipped = []
             for i in range(1, n + 1):
                 over = draw(configuration_rng(ctx, i), dict(params), i)
                 if over is None:
                     continue
-                p = {**params, **over}
+                p, why = admissible(claim, ctx.variant, {**params, **over}, configuration_rng(ctx, i, "assumption"))
+                if p is None:  # a draw outside the statement's assumptions is not one of its configurations
+                    skipped.append({"name": f"drawn-{i}", "values": over, "reason": why})
+                    continue
                 try:
                     with alpha_share(share):
                         out = check(p, ctx)
@@ -302,6 +347,8 @@ def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
                 ev["control_power"] = {"refuted_on": [r["name"] for r in rows if r["verdict"] == "refuted"],
                                        "not_refuted_on": [r["name"] for r in rows if r["verdict"] != "refuted"]}
             ev["configurations"] = rows
+            if skipped:
+                ev["skipped_configurations"] = skipped
             ev["combined_rule"] = ("control: refuted if some configuration refutes it (a counterexample); the others are "
                                    "listed under control_power" if ctx.variant else
                                    "refuted if any configuration refutes; else error, inconclusive, confirmed, "

@@ -341,7 +341,9 @@ def validate_params(claim, overrides: dict, where: str, profile: str | None = No
     the claim's parameter type, then the parameters as a whole (defaults, ``profile``'s
     replacements and the overrides merged): a mixture given in pieces (``weights``, ``means``,
     optional ``covariances``) is checked as a mixture when an override touches it; a decorated
-    claim's dataclass is built so that its ``__post_init__`` checks run; then :data:`PARAM_CHECKS`."""
+    claim's dataclass is built so that its ``__post_init__`` checks run; then the claim's declared
+    assumptions (:mod:`softmix.checks.assumption_runs`, exit 2 naming the one broken); then
+    :data:`PARAM_CHECKS`."""
     for k, v in overrides.items():
         validate_value(claim, k, v, f"{where}.{k}")
     values = claim.params(profile, overrides) if profile else {**claim.defaults, **overrides}
@@ -350,6 +352,9 @@ def validate_params(claim, overrides: dict, where: str, profile: str | None = No
     P = getattr(claim, "params_type", None)
     if P is not None:
         coerce_dataclass(P, values, where)
+    from .assumption_runs import check_values
+
+    check_values(claim, values, where)
     for fn in PARAM_CHECKS:
         fn(claim, values, overrides, where)
     return overrides

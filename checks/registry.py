@@ -66,6 +66,11 @@ class Outcome:
 class Control:
     id: str
     description: str
+    #: "negative" (must be refuted) or "assumption-dropped" (the statement without one declared
+    #: assumption: not refuted means the assumption is not needed, a scope finding; see checks/assumptions.py)
+    kind: str = "negative"
+    #: the dropped assumption's name (assumption-dropped controls)
+    assumption: str = ""
 
 
 _DATA_CACHE: dict = {}
@@ -164,6 +169,9 @@ class Claim:
     #: general symbols, a certificate of one stated constant, ...); shown as the ``note`` of
     #: ``configurations`` in the result when nothing is drawn (issue 11)
     configurations_note: str = ""
+    #: declared :class:`softmix.checks.assumptions.Assumption` objects (``assumptions`` holds their
+    #: "name: text" beside any prose): they check --config values and have assumption-dropped controls
+    assumption_objects: tuple = ()
 
     def params(self, profile: str, overrides: dict | None = None) -> dict:
         p = dict(self.defaults)

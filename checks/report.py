@@ -13,6 +13,8 @@ import io
 import json
 import subprocess
 
+from .assumption_runs import control_failed
+
 __all__ = ["write_report", "figure_specs", "findings_summary"]
 
 
@@ -129,6 +131,12 @@ def findings_summary(claims) -> str:
     return out
 
 
+def _survived(c) -> str:
+    if c.get("kind") == "assumption-dropped" and not control_failed(c):
+        return f" (the assumption {c.get('assumption', '')} is not needed: a scope finding)"
+    return " (control survived: verifier failure)"
+
+
 def write_report(doc: dict, path: str) -> int:
     """Write the HTML file; returns the number of embedded figures."""
     env = dict(doc.get("versions", {}))
@@ -148,8 +156,8 @@ def write_report(doc: dict, path: str) -> int:
                 figs.append(f"<figure><img alt='{html.escape(spec.get('title', 'figure'))}' "
                             f"src='data:image/png;base64,{png}'><figcaption>{html.escape(spec.get('title', ''))}</figcaption></figure>")
         ctrl = "".join(f"<li><b>{html.escape(c['id'])}</b>: {html.escape(c['description'])} &rarr; "
-                       f"<span class='{'ctlok' if c['refuted'] else 'ctlbad'}'>{c['verdict']}"
-                       f"{'' if c['refuted'] else ' (control survived: verifier failure)'}</span></li>" for c in r["negative_controls"])
+                       f"<span class='{'ctlbad' if control_failed(c) else 'ctlok'}'>{c['verdict']}"
+                       f"{'' if c['refuted'] else _survived(c)}</span></li>" for c in r["negative_controls"])
         ev = {k2: v for k2, v in r.get("evidence", {}).items() if k2 not in ("figures", "figure")}
         sections.append(
             f"<h3 id='{html.escape(r['id'])}'>{html.escape(r['id'])}: {html.escape(r.get('title', ''))}</h3>"

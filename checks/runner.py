@@ -8,6 +8,7 @@ import time
 import traceback
 
 from .jsonable import jsonable as _jsonable
+from .assumption_runs import control_failed, scope_findings
 from .registry import Context, Outcome, load_all
 from .rules import alpha_accounting
 
@@ -27,7 +28,7 @@ class Result(dict):
 
         head = Outcome(self.get("verdict", "error"), self.get("evidence", {}))._repr_html_()
         ctl = "".join(f"<li>{html.escape(c['id'])}: {html.escape(c['verdict'])}"
-                      f"{'' if c['refuted'] else ' <b>(survived)</b>'}</li>" for c in self.get("negative_controls", []))
+                      f"{' <b>(survived)</b>' if control_failed(c) else ''}</li>" for c in self.get("negative_controls", []))
         return (f"<div><b>{html.escape(str(self.get('id')))}</b>: {html.escape(str(self.get('title', '')))}"
                 f"<br><i>{html.escape(str(self.get('source', '')))}</i>{head}"
                 f"<div>negative controls:<ul>{ctl}</ul></div>"
@@ -82,7 +83,12 @@ def run_claim_object(claim, profile: str = "quick", seed: int = 0, overrides: di
     for c in claim.controls:
         cout, csec = _run_one(claim, params, Context(claim.id, profile, seed, variant=c.id, claim=claim))
         controls.append({"id": c.id, "description": c.description, "verdict": cout.verdict,
-                         "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence)})
+                         "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence),
+                         "kind": getattr(c, "kind", "negative"),
+                         **({"assumption": c.assumption} if getattr(c, "assumption", "") else {})})
+    scope = scope_findings(claim, controls)  # assumption-dropped controls not refuted: assumptions not needed
+    if scope:
+        out.evidence["findings"] = list(out.evidence.get("findings", [])) + scope
     return Result({"id": claim.id, "title": claim.title, "source": claim.source, "section": claim.section,
             "kind": claim.kind, "statement": claim.statement, "assumptions": list(claim.assumptions),
             "parameters": _jsonable(params), "verdict": out.verdict,
@@ -108,10 +114,11 @@ def configurations_tried(claim, params: dict, profile: str, out) -> dict:
 
 
 def claim_passed(res: dict, strict: bool = False) -> bool:
-    """A claim passes unless it is refuted or errored or a control survived; with ``strict``,
-    ``inconclusive`` fails too."""
+    """A claim passes unless it is refuted or errored or a negative control survived (an
+    assumption-dropped control that is not refuted is a scope finding, not a failure:
+    :func:`softmix.checks.assumptions.control_failed`); with ``strict``, ``inconclusive`` fails too."""
     bad = ("refuted", "error", "inconclusive") if strict else ("refuted", "error")
-    return res["verdict"] not in bad and all(c["refuted"] for c in res["negative_controls"])
+    return res["verdict"] not in bad and not any(control_failed(c) for c in res["negative_controls"])
 
 
 def exit_code(results: list[dict], strict: bool = False) -> int:
@@ -125,7 +132,7 @@ def verdict_counts(results: list[dict]) -> dict:
     counts = {v: 0 for v in VERDICTS}
     for r in results:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    counts["controls_survived"] = sum(not c["refuted"] for r in results for c in r["negative_controls"])
+    counts["controls_survived"] = sum(control_failed(c) for r in results for c in r["negative_controls"])
     return counts
 
 

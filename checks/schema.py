@@ -28,7 +28,10 @@ _CONTROL = {
     "type": "object",
     "required": ["id", "description", "verdict", "refuted", "evidence"],
     "properties": {"id": {"type": "string"}, "description": {"type": "string"}, "verdict": _VERDICT,
-                   "refuted": {"type": "boolean"}, "evidence": {"type": "object"}},
+                   "refuted": {"type": "boolean"}, "evidence": {"type": "object"},
+                   # "negative" (must be refuted) or "assumption-dropped" (the statement without one declared
+                   # assumption; not refuted: the assumption is not needed, a finding of kind "scope", not a failure)
+                   "kind": {"type": "string"}, "assumption": {"type": "string"}},
 }
 
 _CLAIM = {

@@ -78,6 +78,7 @@ _EXPORTS = {
     # writing a claim (checks/api.py, checks/rules.py, checks/params.py, checks/operator.py)
     "claim": ("softmix.checks.api", "claim"),
     "operator_claim": ("softmix.checks.operator", "operator_claim"),
+    "Assumption": ("softmix.checks.assumptions", "Assumption"),
     "Part": ("softmix.checks.api", "Part"),
     "part": ("softmix.checks.api", "part"),
     "decide": ("softmix.checks.api", "decide"),

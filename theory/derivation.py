@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-__all__ = ["Derivation", "simplify_zero", "exp_atoms_to_symbols"]
+__all__ = ["Derivation", "simplify_zero", "exp_atoms_to_symbols", "normal_exponent"]
 
 
 def _entries(expr):
@@ -64,23 +64,63 @@ def exp_atoms_to_symbols(expr):
     return expr.xreplace(rep)
 
 
+def normal_exponent(arg):
+    """``arg`` rewritten as a sum over monomials in the symbols that appear in no denominator,
+    each coefficient a cancelled rational function of the other symbols.
+
+    ``-||m||^2 / (2 s)`` with ``m = r * stereographic(t)`` becomes ``-r^2 / (2 s)``, the same
+    atom whichever component it came from, so that :func:`exp_atoms_to_symbols` sees the common
+    factor.  An exact rewrite (the same rational function), hence sound."""
+    arg = sp.together(sp.sympify(arg))
+    num, den = sp.fraction(arg)
+    gens = sorted(arg.free_symbols - den.free_symbols, key=lambda s: s.name)
+    if not gens or not den.free_symbols:
+        return sp.cancel(arg) if den.free_symbols else arg
+    try:
+        poly = sp.Poly(sp.expand(num), *gens)
+    except sp.PolynomialError:  # pragma: no cover - a non-polynomial numerator (log, sqrt)
+        return arg
+    return sp.Add(*[sp.cancel(c / den) * sp.Mul(*[g**e for g, e in zip(gens, mon)]) for mon, c in poly.terms()])
+
+
+_HYPERBOLIC = (sp.tanh, sp.sinh, sp.cosh, sp.coth, sp.sech, sp.csch)
+
+
+def _rational_exponents(e) -> bool:
+    return any(sp.fraction(sp.together(x.args[0]))[1].free_symbols for x in e.atoms(sp.exp))
+
+
+def _is_zero(e) -> bool:
+    r = exp_atoms_to_symbols(e)
+    try:
+        return sp.cancel(sp.together(r)) == 0
+    except Exception:  # pragma: no cover - sympy internals
+        return False
+
+
 def simplify_zero(expr) -> bool:
     """True iff every entry of ``expr`` is proven to be exactly zero.
 
     Exponentials are first turned into polynomial atoms (:func:`exp_atoms_to_symbols`), then
-    the rational function is put over a common denominator and cancelled.  A False answer means
-    "not proven zero", never "proven non-zero" (use a numeric counterexample for that).
+    the rational function is put over a common denominator and cancelled.  When that fails,
+    hyperbolic functions are rewritten as exponentials and the same is tried again; and when
+    some exponent is a rational function with a symbolic denominator, the exponents are first
+    put in the normal form of :func:`normal_exponent` and the same is tried again.  A False
+    answer means "not proven zero", never "proven non-zero" (use a numeric counterexample for
+    that).
     """
     for e in _entries(expr):
         e = sp.sympify(e)
-        if e == 0:
+        if e == 0 or _is_zero(e):
             continue
-        r = exp_atoms_to_symbols(e)
-        try:
-            if sp.cancel(sp.together(r)) == 0:
+        if e.has(*_HYPERBOLIC):  # tanh(x) = (e^x - e^-x) / (e^x + e^-x), ...: exponentials the atoms can handle
+            e = e.rewrite(sp.exp)
+            if _is_zero(e):
                 continue
-        except Exception:  # pragma: no cover - sympy internals
-            pass
+        if _rational_exponents(e):
+            n = e.replace(lambda x: isinstance(x, sp.exp), lambda x: sp.exp(normal_exponent(x.args[0])))
+            if _is_zero(n):
+                continue
         return False
     return True
 

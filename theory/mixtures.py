@@ -54,6 +54,10 @@ class SymbolicMixture:
     weights: list  # sympy expressions, positive
     means: list  # sympy column matrices (D x 1)
     covariances: list  # sympy symmetric matrices (D x D), PSD
+    #: isotropic families (G_k = v_k I): the variances v_k (one per component, equal when shared); else None
+    variances: list | None = None
+    #: equal-norm families: the common norm r of the means; else None
+    radius: object = None
 
     @property
     def n_components(self) -> int:
