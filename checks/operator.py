@@ -48,13 +48,12 @@ from softmix.theory.families import COVARIANCES
 from .api import claim, decide, outcome, part
 from .assumption_runs import BASE_FAMILY
 from .assumptions import Assumption, control_id, resolve
-from .operator_family import RESERVED_SYMBOL, Head, Instance
+from .operator_family import RESERVED_SYMBOL, Head, Instance, _generic_head, _instance  # noqa: F401 (_generic_head: public to the tests)
 from .operator_model import classify_refutations, model_violations
 from .operator_reference import (compare, definition_by_quadrature, exact_matrix, exact_operator, rational_matrix,
                                  sym_mixture, to_mp)
 from .registry import Control
 from .rules import Residual
-from .strategies import _exact_rank, random_matrix, random_mixture
 
 __all__ = ["operator_claim", "definition_by_quadrature", "exact_operator", "sym_mixture", "perturb", "CONTROLS",
            "compare", "random_instance", "describe_instance", "to_mp", "rational_matrix"]
@@ -128,32 +127,6 @@ def describe_instance(mix, U, V, z) -> dict:
     """An instance for the evidence, every entry an exact fraction string."""
     inst = Instance(mix, sym_mixture(mix), exact_matrix(U), exact_matrix(V), rational_matrix(list(z)))
     return inst.describe()
-
-
-def _instance(rng, K, D, degenerate, shared):
-    for _ in range(50):
-        mix = random_mixture(rng, K, D, degenerate=degenerate and not shared, shared=shared)
-        distinct = len({tuple(m) for m in mix.means}) == K  # equal means would let a gate error cancel
-        if distinct and (degenerate or all(sp.Matrix(G).rank() == D for G in mix.covariances)):
-            break
-    while True:  # redrawn from the same stream, so a draw that is already generic is unchanged
-        U = [[x / 2 for x in r] for r in random_matrix(rng, D, D, 2, 4)]
-        V = random_matrix(rng, D, D, 3, 4)
-        z = random_matrix(rng, 1, D, 2, 2)[0]
-        if _generic_head(U, V, z):
-            return mix, U, V, z
-
-
-def _generic_head(U, V, z) -> bool:
-    """U z != 0 (otherwise the tilt vanishes and every law's attention output is its plain mean V m, so a
-    statement about the tilt cannot fail), V non-singular (otherwise a component of every error is
-    hidden) and, in dimension >= 2, U not symmetric (otherwise the transposed-U control is invisible on
-    the instance).  Seed 8017 drew V = 0 (and two equal means) in d = 1 and U = 0 in d = 2, and
-    bb-lemma-2.1's control survived; one draw in ten had a symmetric U in d = 2."""
-    D = len(z)
-    Uz = [sum(U[i][j] * z[j] for j in range(D)) for i in range(D)]
-    asymmetric = D == 1 or any(U[i][j] != U[j][i] for i in range(D) for j in range(i + 1, D))
-    return any(v != 0 for v in Uz) and _exact_rank(V) == D and asymmetric
 
 
 # ---- numeric comparison and shrinking ------------------------------------------------------------

@@ -161,8 +161,6 @@ class Head:
         simple = (spec["means"] == "generic" and spec["weights"] == "generic" and not spec["centred"]
                   and not spec.get("transforms") and spec["covariance"] in ("general", "shared"))
         if self.plain and simple:
-            from .operator import _instance  # today's draws, unchanged
-
             mix, U, V, z = _instance(rng, K, d, degenerate, spec["covariance"] == "shared")
             return Instance(mix, _smix_of(mix.weights, mix.means, mix.covariances), exact_matrix(U), exact_matrix(V),
                             sp.Matrix([_Q(v) for v in z]))
@@ -260,3 +258,30 @@ def _draw_covariances(rng, K, d, kind, degenerate):
             vs.append(v)
     vs = vs * K if kind == "shared-isotropic" else vs
     return [[[v if i == j else Fraction(0) for j in range(d)] for i in range(d)] for v in vs], vs
+
+
+# ---- today's generic instances (draws unchanged since before the structured families) ------------
+def _instance(rng, K, D, degenerate, shared):
+    for _ in range(50):
+        mix = random_mixture(rng, K, D, degenerate=degenerate and not shared, shared=shared)
+        distinct = len({tuple(m) for m in mix.means}) == K  # equal means would let a gate error cancel
+        if distinct and (degenerate or all(sp.Matrix(G).rank() == D for G in mix.covariances)):
+            break
+    while True:  # redrawn from the same stream, so a draw that is already generic is unchanged
+        U = [[x / 2 for x in r] for r in random_matrix(rng, D, D, 2, 4)]
+        V = random_matrix(rng, D, D, 3, 4)
+        z = random_matrix(rng, 1, D, 2, 2)[0]
+        if _generic_head(U, V, z):
+            return mix, U, V, z
+
+
+def _generic_head(U, V, z) -> bool:
+    """U z != 0 (otherwise the tilt vanishes and every law's attention output is its plain mean V m, so a
+    statement about the tilt cannot fail), V non-singular (otherwise a component of every error is
+    hidden) and, in dimension >= 2, U not symmetric (otherwise the transposed-U control is invisible on
+    the instance).  Seed 8017 drew V = 0 (and two equal means) in d = 1 and U = 0 in d = 2, and
+    bb-lemma-2.1's control survived; one draw in ten had a symmetric U in d = 2."""
+    D = len(z)
+    Uz = [sum(U[i][j] * z[j] for j in range(D)) for i in range(D)]
+    asymmetric = D == 1 or any(U[i][j] != U[j][i] for i in range(D) for j in range(i + 1, D))
+    return any(v != 0 for v in Uz) and _exact_rank(V) == D and asymmetric

@@ -1,5 +1,6 @@
 """What `softmix verify` answers in the terminal (titles, findings, why a claim is inconclusive, a
 refuted statement's counterexample), tested as processes; the extractor tested on known evidence."""
+import json
 import os
 import subprocess
 import sys
@@ -95,7 +96,7 @@ def test_inconclusive_claims_print_why_and_what_would_settle_them(tmp_path):
     _assert_fits(r.stdout)
     # --quiet: the table and the summary only (no title, no reason); --strict: inconclusive fails
     q = _verify("--plugin", str(plug), "stub-zero-se", "--strict", "--quiet", entry_points=False)
-    assert q.returncode == 1 and q.stderr == ""
+    assert q.returncode == 1 and not [ln for ln in q.stderr.splitlines() if "engine controls were skipped" not in ln]
     lines = q.stdout.strip().splitlines()
     assert lines[0].split() == ["claim", "verdict", "controls", "seconds"]
     assert lines[2].split()[:3] == ["stub-zero-se", "inconclusive", "1/1"]
@@ -106,14 +107,18 @@ def test_inconclusive_claims_print_why_and_what_would_settle_them(tmp_path):
 def test_a_refuted_statement_prints_its_counterexample(tmp_path):
     plug = tmp_path / "wrong_gate.py"
     plug.write_text(WRONG_GATE)
-    r = _verify("--plugin", str(plug), "my-wrong-gate", entry_points=False)
+    r = _verify("--plugin", str(plug), "my-wrong-gate", "--json", str(tmp_path / "out.json"), entry_points=False)
     assert r.returncode == 1, r.stderr
     out = _flat(r.stdout)
     assert "my-wrong-gate [refuted] the gate without its quadratic term" in out
     assert "smallest counterexample (dimension 1):" in out
     assert "stated [" in out and "vs operator [" in out  # the two values at the shrunk instance
-    # the symbolic point SymPy found has a negative variance and weights summing to more than 1
-    assert "algebraic point outside the model (" in out and "is not positive semidefinite" in out
+    # the symbolic point SymPy found is printed, and labelled when it lies outside the model (the
+    # prover now looks for refuting points inside the model first)
+    assert "symbolic counterexample" in out
+    with open(tmp_path / "out.json") as fh:
+        sym = json.load(fh)["claims"][0]["evidence"].get("symbolic_counterexample") or {}
+    assert ("algebraic point outside the model (" in out) == (sym.get("inside_model") is False)
     _assert_fits(r.stdout)
 
 
