@@ -41,9 +41,13 @@ def cmd_attention(args):
         Uf = np.array([[float(x) for x in r] for r in U])
         Vf = np.array([[float(x) for x in r] for r in V])
         zf = np.array([[float(x) for x in z]])
-        doc = {"softmax": A.softmax_attention(mix, Uf, Vf, zf)[0].tolist(),
-               "linear": A.linear_attention(mix, Uf, Vf, zf)[0].tolist(),
-               "gates": A.gates(mix, Uf, zf)[0].tolist()}
+        from softmix.numerics.errors import InputError
+        try:
+            doc = {"softmax": A.softmax_attention(mix, Uf, Vf, zf)[0].tolist(),
+                   "linear": A.linear_attention(mix, Uf, Vf, zf)[0].tolist(),
+                   "gates": A.gates(mix, Uf, zf)[0].tolist()}
+        except InputError as e:  # name the inputs that produced the overflow
+            raise InputError(f"{args.mixture}, {args.U}, {args.V}: {e}") from None
     write_json(doc, args.json)
     return 0
 
