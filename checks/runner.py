@@ -82,7 +82,7 @@ def run_claim_object(claim, profile: str = "quick", seed: int = 0, overrides: di
     _check_seed(seed)
     params = claim.params(profile, overrides)
     t0 = time.perf_counter()
-    with memo_scope():
+    with memo_scope() as memo:
         with alpha_accounting() as roots:
             out, _ = _run_one(claim, params, Context(claim.id, profile, seed, claim=claim))
         spent = float(sum(f.spent for f in roots))
@@ -93,6 +93,7 @@ def run_claim_object(claim, profile: str = "quick", seed: int = 0, overrides: di
                              "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence),
                              "kind": getattr(c, "kind", "negative"),
                              **({"assumption": c.assumption} if getattr(c, "assumption", "") else {})})
+        memo_use = {k: v for k, v in memo.stats().items() if k != "entries"}
     scope = scope_findings(claim, controls)  # assumption-dropped controls not refuted: assumptions not needed
     if scope:
         out.evidence["findings"] = list(out.evidence.get("findings", [])) + scope
@@ -102,7 +103,7 @@ def run_claim_object(claim, profile: str = "quick", seed: int = 0, overrides: di
             "configurations": configurations_tried(claim, params, profile, out),
             "evidence": _jsonable(out.evidence),
             "findings": _jsonable(out.evidence.get("findings", [])),
-            "negative_controls": controls, "alpha_spent": spent,
+            "negative_controls": controls, "alpha_spent": spent, "memo": memo_use,
             "seconds": round(time.perf_counter() - t0, 3)})
 
 
