@@ -10,7 +10,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from .rules import ALPHA, Rule, ZTest, _finite_positive, _margin_check, _verdict, t_critical, z_critical
+from .rules import ALPHA, Rule, ZTest, _finite_positive, _margin_check, t_critical, z_critical
+from .verdicts import verdict_of
 
 __all__ = ["InverseLRule", "SlopeRule", "decay_rate_decision", "fit_inverse_L", "fit_loglog_slope", "mean_se_dof"]
 
@@ -285,7 +286,7 @@ class SlopeRule(Rule):
                 passed = False
         _margin_check(out, (hi - lo) / 2, self.margin, n_samples, "replicates per prompt length")
         out["passed"] = passed
-        out["verdict"] = _verdict(passed, out["precise_enough"])
+        out["verdict"] = verdict_of({"passed": passed, "precise_enough": out["precise_enough"]})
         if passed is None:
             out["reason"] = f"the slope interval [{lo:.3g}, {hi:.3g}] straddles {self.target:g}"
             if self.margin is None and "samples_to_settle" not in out and n_samples:
@@ -331,8 +332,7 @@ def decay_rate_decision(alpha, Ls, values, ses, finite_pred, band, n_samples, na
     else:
         passed = True
     dec["passed"] = passed
-    dec["verdict"] = "inconclusive" if passed is None else (
-        "refuted" if not passed else ("confirmed" if dec["precise_enough"] else "inconclusive"))
+    dec["verdict"] = verdict_of({"passed": passed, "precise_enough": dec["precise_enough"]})
     conf = "" if margin is None else f"; confirmed only if the half-width <= {margin:g}"
     dec["rule"] = (f"{name}: weighted least squares log v = c + s log L with known Monte Carlo standard errors (delta "
                    f"method, no inflation), normal-quantile slope interval at level {alpha:.3g}, no goodness-of-fit test "

@@ -295,7 +295,7 @@ def _symbolic_part(head, stated, spec, ctx, id, source, assumptions, kept):
     # a refutation must hold inside the model; a perturbation control is a wrong map by construction (its
     # refutation decides nothing about the model), so only the claim and its assumption-dropped controls pay for this
     if sym.verdict == "refuted" and (ctx.variant is None or ctx.variant not in CONTROLS):
-        seed = int(ctx.shared_rng("model-points").integers(0, 10**6))
+        seed = int(ctx.stream("model-points").integers(0, 10**6))
         if not classify_refutations(sym.rows, pairs, kept, spec["covariance"], seed):
             statuses = [r["status"] for r in sym.rows]
             sym.verdict = "verified" if all(s == "proven" for s in statuses) else "unproven"
@@ -357,7 +357,7 @@ def _counterexample(ctx, head, stated, spec, failing, p, kept) -> dict:
     rule = Residual(min(p.dps, 40))
     for lower in range(1, d):  # a dimension-generic statement may fail lower down too
         try:
-            cand = head.draw(ctx.shared_rng("counterexample", lower), lower, spec, spec["degenerate"], require=kept)
+            cand = head.draw(ctx.stream("counterexample", lower), lower, spec, spec["degenerate"], require=kept)
             if _fails(stated, cand, rule)[0]:
                 inst = cand
                 break

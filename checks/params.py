@@ -396,20 +396,21 @@ def coerce_dataclass(P, values: dict, where: str = "parameters"):
         raise InputError(f"{where}: {e}") from None
 
 
-_CONVERTERS: dict = {}
-
-
 def _converters(P) -> dict:
-    """field name -> ``convert(value, dps)`` for the fields of ``P`` whose type delivers parsed values."""
-    if P not in _CONVERTERS:
+    """field name -> ``convert(value, dps)`` for the fields of ``P`` whose type delivers parsed values
+    (remembered in the run's memo)."""
+    from softmix.numerics.memo import remember
+
+    def make():
         hints = typing.get_type_hints(P, include_extras=True)
         out = {}
         for f in dataclasses.fields(P):
             c = _converter(hints.get(f.name, typing.Any))
             if c is not None:
                 out[f.name] = c
-        _CONVERTERS[P] = out
-    return _CONVERTERS[P]
+        return out
+
+    return remember("params.converters", P, make)
 
 
 def _exact(v, dps=None) -> Fraction:

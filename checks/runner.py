@@ -7,6 +7,8 @@ import platform
 import time
 import traceback
 
+from softmix.numerics.memo import scope as memo_scope
+
 from .jsonable import jsonable as _jsonable
 from .assumption_runs import control_failed, scope_findings
 from .registry import Context, Outcome, load_all
@@ -72,20 +74,26 @@ def run_claim_object(claim, profile: str = "quick", seed: int = 0, overrides: di
     """Run the :class:`~softmix.checks.registry.Claim` object ``claim`` and its negative controls
     (registered or not: the engine's own controls, :mod:`softmix.checks.engine_controls`, are
     claims that are never registered); the result of :func:`run_claim`.  Each check gets a
-    :class:`Context` carrying ``claim``."""
+    :class:`Context` carrying ``claim``.
+
+    The claim and its controls share one memo (:func:`softmix.numerics.memo.scope`): what the claim
+    computed (``ctx.data``, decided derivations, quadrature rules, compiled kernels) the controls
+    reuse, and it is all dropped when this returns, so a worker's memory does not grow across claims."""
     _check_seed(seed)
     params = claim.params(profile, overrides)
     t0 = time.perf_counter()
-    with alpha_accounting() as roots:
-        out, _ = _run_one(claim, params, Context(claim.id, profile, seed, claim=claim))
-    spent = float(sum(f.spent for f in roots))
-    controls = []
-    for c in claim.controls:
-        cout, csec = _run_one(claim, params, Context(claim.id, profile, seed, variant=c.id, claim=claim))
-        controls.append({"id": c.id, "description": c.description, "verdict": cout.verdict,
-                         "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence),
-                         "kind": getattr(c, "kind", "negative"),
-                         **({"assumption": c.assumption} if getattr(c, "assumption", "") else {})})
+    with memo_scope() as memo:
+        with alpha_accounting() as roots:
+            out, _ = _run_one(claim, params, Context(claim.id, profile, seed, claim=claim))
+        spent = float(sum(f.spent for f in roots))
+        controls = []
+        for c in claim.controls:
+            cout, csec = _run_one(claim, params, Context(claim.id, profile, seed, variant=c.id, claim=claim))
+            controls.append({"id": c.id, "description": c.description, "verdict": cout.verdict,
+                             "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence),
+                             "kind": getattr(c, "kind", "negative"),
+                             **({"assumption": c.assumption} if getattr(c, "assumption", "") else {})})
+        memo_use = {k: v for k, v in memo.stats().items() if k != "entries"}
     scope = scope_findings(claim, controls)  # assumption-dropped controls not refuted: assumptions not needed
     if scope:
         out.evidence["findings"] = list(out.evidence.get("findings", [])) + scope
@@ -95,14 +103,15 @@ def run_claim_object(claim, profile: str = "quick", seed: int = 0, overrides: di
             "configurations": configurations_tried(claim, params, profile, out),
             "evidence": _jsonable(out.evidence),
             "findings": _jsonable(out.evidence.get("findings", [])),
-            "negative_controls": controls, "alpha_spent": spent,
+            "negative_controls": controls, "alpha_spent": spent, "memo": memo_use,
             "seconds": round(time.perf_counter() - t0, 3)})
 
 
 def configurations_tried(claim, params: dict, profile: str, out) -> dict:
     """Every configuration a claim was decided on, whether or not the claim draws any: the rows
     ``{name, values, verdict}`` of a claim that draws configurations from the seed
-    (:func:`softmix.checks.configs.generic`), else one row for the given parameters ('paper' when
+    (``configurations=softmix.Draws(...)``, :mod:`softmix.checks.configurations`), else one row for the given
+    parameters ('paper' when
     they are the claim's defaults), with ``drawn`` = 0 saying that nothing was drawn."""
     rows = out.evidence.get("configurations") if isinstance(out.evidence, dict) else None
     if isinstance(rows, list) and rows and all(isinstance(r, dict) and "name" in r for r in rows):

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 
 import mpmath as mpm
 import numpy as np
 from scipy.special import expit
 
 from .errors import InputError
+from .memo import memoised
 from .mixture import parse_number
 from .precision import to_mpf, workdps
 from .quadrature import normal_rule
@@ -131,7 +131,7 @@ class LDAProblem:
         return w, out[self.d]
 
 
-@lru_cache(maxsize=None)
+@memoised("lda.bayes_compiled")
 def _bayes_compiled(d: int, backend: str):
     import sympy as sp
 
@@ -223,7 +223,7 @@ def _softplus(t, mp):
     return np.logaddexp(0.0, t)
 
 
-@lru_cache(maxsize=32)
+@memoised("lda.float_rule")
 def _float_rule(n):
     x, w = np.polynomial.hermite.hermgauss(n)
     return x * np.sqrt(2.0), w / np.sqrt(np.pi)

@@ -27,6 +27,7 @@ import numpy as np
 
 from .errors import InputError
 from .logspace import scaled, scaled_sum
+from .memo import by_identity
 from .mixture import GaussianMixture, psd_sqrt
 from .precision import exact_inputs, to_mpf, workdps
 
@@ -238,15 +239,13 @@ def _log_space_rows(out: dict, terms, r, rows) -> None:
     out["K"][rows] = scaled_sum(var + bres)
 
 
-_PREP: dict = {}
-
-
 def _prepared(mix, heads, target):
-    """Per (mixture, heads, target): P_h = W_h V_h, P_h G_j, P_h m_j, tr(P_h G_j P_k^T), U_h^T, B, tr(noise)."""
-    key = (id(mix), tuple(heads), target)
-    hit = _PREP.get(key)
-    if hit is not None and hit[0] is mix:
-        return hit[1]
+    """Per (mixture, heads, target), in the run's memo: P_h = W_h V_h, P_h G_j, P_h m_j, tr(P_h G_j P_k^T),
+    U_h^T, B, tr(noise)."""
+    return by_identity("risk.prepared", mix, lambda: _prepare(mix, heads, target), tuple(heads), target)
+
+
+def _prepare(mix, heads, target):
     w, m, G = _arrays(mix)
     arr = [h.arrays() for h in heads]
     P = [Wh @ Vh for _U, Vh, Wh in arr]
@@ -255,24 +254,12 @@ def _prepared(mix, heads, target):
     trPGP = [[[float(np.trace(P[h] @ G[j] @ P[k].T)) for j in range(len(w))] for k in range(len(P))] for h in range(len(P))]
     Ut = [np.ascontiguousarray(U.T) for U, _V, _W in arr]
     B, N = target.arrays() if getattr(target, "linear", False) else (None, np.zeros((1, 1)))  # None: E[y|z] not linear
-    out = (P, PG, Pm, trPGP, Ut, B, float(np.trace(N)))
-    if len(_PREP) > 64:
-        _PREP.clear()
-    _PREP[key] = (mix, out)
-    return out
-
-
-_ARR: dict = {}
+    return (P, PG, Pm, trPGP, Ut, B, float(np.trace(N)))
 
 
 def _arrays(mix):
-    key = id(mix)
-    hit = _ARR.get(key)
-    if hit is not None and hit[0] is mix:
-        return hit[1]
-    arrs = mix.arrays()
-    _ARR[key] = (mix, arrs)
-    return arrs
+    """``mix.arrays()`` once per mixture object in the run's memo."""
+    return by_identity("risk.arrays", mix, mix.arrays)
 
 
 # ================================================================================================

@@ -97,6 +97,9 @@ _EXPORTS = {
     "Derivation": ("softmix.theory.derivation", "Derivation"),
     "run_claims": ("softmix.checks.runner", "run_claims"),
     "Result": ("softmix.checks.runner", "Result"),
+    "Draws": ("softmix.checks.configurations", "Draws"),
+    "verdict_of": ("softmix.checks.verdicts", "verdict_of"),
+    "combine_control": ("softmix.checks.verdicts", "combine_control"),
 }
 
 __all__ = ["__version__", *_EXPORTS]
