@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os as _os
+from typing import TYPE_CHECKING
 
 try:  # the installed distribution's version
     from importlib.metadata import PackageNotFoundError, version as _version
@@ -50,6 +51,7 @@ _EXPORTS = {
     "gates_mp": ("softmix.numerics.attention", "gates_mp"),
     "compile_expr": ("softmix.numerics.lambdify", "compile_expr"),
     "workdps": ("softmix.numerics.precision", "workdps"),
+    "SoftmixWarning": ("softmix.numerics.errors", "SoftmixWarning"),
     "PrecisionWarning": ("softmix.numerics.precision", "PrecisionWarning"),
     "strict_precision": ("softmix.numerics.precision", "strict_precision"),
     "exact_floats": ("softmix.numerics.precision", "exact_floats"),
@@ -89,6 +91,12 @@ _EXPORTS = {
     "Float64Agreement": ("softmix.checks.rules", "Float64Agreement"),
     "ZTest": ("softmix.checks.rules", "ZTest"),
     "Bound": ("softmix.checks.rules", "Bound"),
+    "Threshold": ("softmix.checks.rules", "Threshold"),
+    "AlphaFamily": ("softmix.checks.rules", "AlphaFamily"),
+    "SlopeRule": ("softmix.checks.fits", "SlopeRule"),
+    "InverseLRule": ("softmix.checks.fits", "InverseLRule"),
+    # drawn configurations (the module: configs.mixture, configs.generic, ...)
+    "configs": ("softmix.checks", "configs"),
     "NonNegative": ("softmix.checks.params", "NonNegative"),
     "Positive": ("softmix.checks.params", "Positive"),
     "Covariance": ("softmix.checks.params", "Covariance"),
@@ -99,18 +107,89 @@ _EXPORTS = {
     "Result": ("softmix.checks.runner", "Result"),
 }
 
+# What a type checker sees: the same names as _EXPORTS, imported for real (tests/test_facade.py keeps
+# the two equal, so an export cannot be added without its type).  At run time nothing is imported here.
+if TYPE_CHECKING:
+    from softmix.numerics.mixture import GaussianMixture as GaussianMixture
+    from softmix.theory.mixtures import SymbolicMixture as SymbolicMixture
+    from softmix.theory.mixtures import symbolic_mixture as symbolic_mixture
+    from softmix.numerics.errors import InputError as InputError
+    from softmix.numerics.parsing import parse_number as parse_number
+    from softmix.numerics.parsing import LIMITS as INPUT_LIMITS
+    from softmix.numerics.attention import softmax_attention as softmax_attention
+    from softmix.numerics.attention import softmax_attention_mp as softmax_attention_mp
+    from softmix.numerics.attention import linear_attention as linear_attention
+    from softmix.numerics.attention import linear_attention_mp as linear_attention_mp
+    from softmix.numerics.attention import gates as gates
+    from softmix.numerics.attention import gates_mp as gates_mp
+    from softmix.numerics.lambdify import compile_expr as compile_expr
+    from softmix.numerics.precision import workdps as workdps
+    from softmix.numerics.errors import SoftmixWarning as SoftmixWarning
+    from softmix.numerics.precision import PrecisionWarning as PrecisionWarning
+    from softmix.numerics.precision import strict_precision as strict_precision
+    from softmix.numerics.precision import exact_floats as exact_floats
+    from softmix.numerics.finite_prompt import finite_prompt_constants as finite_prompt_constants
+    from softmix.numerics.finite_prompt import finite_prompt_constants_mp as finite_prompt_constants_mp
+    from softmix.numerics.finite_prompt import simulate_outputs as simulate_outputs
+    from softmix.numerics.finite_prompt import finite_prompt_attention as finite_prompt_attention
+    from softmix.numerics.settings import icl_regression as icl_regression_setting
+    from softmix.numerics.settings import denoising as denoising_setting
+    from softmix.numerics.settings import setting_from_json as setting_from_json
+    from softmix.numerics.posterior import posterior_mean as posterior_mean
+    from softmix.numerics.posterior import posterior_mean_mp as posterior_mean_mp
+    from softmix.numerics.posterior import posterior_covariance as posterior_covariance
+    from softmix.checks.registry import Claim as Claim
+    from softmix.checks.registry import Control as Control
+    from softmix.checks.registry import Context as Context
+    from softmix.checks.registry import Outcome as Outcome
+    from softmix.checks.registry import register as register
+    from softmix.checks.registry import register_section as register_section
+    from softmix.checks.registry import load_plugin as load_plugin
+    from softmix.checks.registry import load_all as load_all
+    from softmix.checks.runner import run_claim as run_claim
+    from softmix.checks.api import claim as claim
+    from softmix.checks.operator import operator_claim as operator_claim
+    from softmix.checks.assumptions import Assumption as Assumption
+    from softmix.checks.api import Part as Part
+    from softmix.checks.api import part as part
+    from softmix.checks.api import decide as decide
+    from softmix.checks.api import combine as combine
+    from softmix.checks.api import outcome as outcome
+    from softmix.checks.api import LATTICE as LATTICE
+    from softmix.checks.rules import Residual as Residual
+    from softmix.checks.rules import Float64Agreement as Float64Agreement
+    from softmix.checks.rules import ZTest as ZTest
+    from softmix.checks.rules import Bound as Bound
+    from softmix.checks.rules import Threshold as Threshold
+    from softmix.checks.rules import AlphaFamily as AlphaFamily
+    from softmix.checks.fits import SlopeRule as SlopeRule
+    from softmix.checks.fits import InverseLRule as InverseLRule
+    from softmix.checks import configs as configs
+    from softmix.checks.params import NonNegative as NonNegative
+    from softmix.checks.params import Positive as Positive
+    from softmix.checks.params import Covariance as Covariance
+    from softmix.checks.params import Exact as Exact
+    from softmix.checks.params import Real as Real
+    from softmix.theory.derivation import Derivation as Derivation
+    from softmix.checks.runner import run_claims as run_claims
+    from softmix.checks.runner import Result as Result
+
 __all__ = ["__version__", *_EXPORTS]
 
 
-def __getattr__(name):
-    try:
-        mod, attr = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'softmix' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(mod), attr)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # a type checker reports an unknown ``softmix.X`` instead of typing it ``Any``
+    def __getattr__(name: str) -> object:
+        try:
+            mod, attr = _EXPORTS[name]
+        except KeyError:
+            raise AttributeError(f"module 'softmix' has no attribute {name!r}") from None
+        module = importlib.import_module(mod)
+        try:
+            value = getattr(module, attr)
+        except AttributeError:  # a submodule not imported yet (e.g. ``configs``)
+            value = importlib.import_module(f"{mod}.{attr}")
+        globals()[name] = value
+        return value
 
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(__all__))
