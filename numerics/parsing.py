@@ -130,6 +130,15 @@ def parse_number(x, where: str = "number") -> Fraction:
     ``"1e999999999"``, a two-million-digit decimal, a zero denominator -- raises
     :class:`~softmix.numerics.errors.InputError` naming ``where``, in time independent of the size
     of the offending number.
+
+    >>> parse_number("1/3"), parse_number("-1.25e-3")
+    (Fraction(1, 3), Fraction(-1, 800))
+    >>> parse_number(0.1) == Fraction(1, 10)     # a float is its exact binary value
+    False
+    >>> parse_number("1/0", "weights[0]")
+    Traceback (most recent call last):
+    ...
+    softmix.numerics.errors.InputError: weights[0]: zero denominator in '1/0'
     """
     if isinstance(x, bool) or x is None or isinstance(x, (list, tuple, dict)):
         raise InputError(f"{where}: expected a number, got {show_value(x)}")
