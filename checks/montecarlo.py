@@ -16,8 +16,8 @@ import numpy as np
 
 from softmix.numerics.finite_prompt import finite_prompt_constants, simulate_outputs
 
-from .rules import AlphaFamily, ZTest, combine
 from .fits import InverseLRule, SlopeRule, mean_se_dof
+from .rules import AlphaFamily, ZTest, combine
 
 __all__ = ["finite_prompt_study", "finite_prompt_rows", "mc_errors"]
 

@@ -145,8 +145,8 @@ def classify_refutations(rows, pairs, assumptions, structure, seed: int, digits:
         row["outside_model_reason"] = "; ".join(why)
         if evaluated:
             row["status"] = "unproven"
-            row["note"] = (f"refuted only outside the model: at {evaluated} random points inside it (weights summing to "
-                           "one, PSD covariances) the two sides agree")
+            row["note"] = (f"refuted only outside the model: at {evaluated} random points inside it (weights summing "
+                           "to one, PSD covariances) the two sides agree")
         else:
             refuted = True
     return refuted

@@ -242,7 +242,8 @@ def _check_psd(M, where):
     for i in range(n):
         for j in range(i + 1, n):
             if M[i][j] != M[j][i]:
-                raise InputError(f"{where}: covariance is not symmetric (entry [{i}][{j}] = {M[i][j]} vs [{j}][{i}] = {M[j][i]})")
+                raise InputError(f"{where}: covariance is not symmetric (entry [{i}][{j}] = {M[i][j]} vs [{j}][{i}] = "
+                                 f"{M[j][i]})")
     ev = np.linalg.eigvalsh(np.array([[float(x) for x in r] for r in M]))
     scale = max(1.0, float(np.max(np.abs(ev))))
     if ev[0] < -1e-12 * scale:

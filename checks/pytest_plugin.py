@@ -39,7 +39,8 @@ def pytest_addoption(parser):
     group.addoption("--softmix-claims", action="append", default=[], metavar="FILE_OR_GLOB",
                     help="collect the claims these .py files register as test items (repeatable; globs allowed)")
     group.addoption("--softmix-seed", type=int, default=None, metavar="N",
-                    help=f"master seed of every claim item (default: softmix_seed in the ini file, else {_DEFAULT_SEED})")
+                    help="master seed of every claim item (default: softmix_seed in the ini file, else "
+                         f"{_DEFAULT_SEED})")
     group.addoption("--softmix-profile", choices=("quick", "full"), default=None,
                     help="parameter profile of the claims (default: softmix_profile in the ini file, else quick)")
     group.addoption("--softmix-strict", action="store_true", default=False,

@@ -159,7 +159,8 @@ def _mc_rows(inp, res, reps, mc_ss) -> tuple[list, float]:
                "se_dof": mean_se_dof(Xc)}
         if fin:
             kk = float(res["K"])
-            row["z_vs_coefficient"] = round((row["L_excess_risk_cv"] - kk) / row["se_cv"], 3) if row["se_cv"] > 0 else None
+            row["z_vs_coefficient"] = (round((row["L_excess_risk_cv"] - kk) / row["se_cv"], 3) if row["se_cv"] > 0
+                                       else None)
         rows.append(row)
     return rows, scale
 

@@ -140,7 +140,8 @@ def _unpack(theta, d, H):
 
 
 def _pack(heads):
-    return np.concatenate([np.concatenate([np.asarray(U, float).ravel(), np.asarray(V, float).ravel()]) for U, V in heads])
+    return np.concatenate([np.concatenate([np.asarray(U, float).ravel(), np.asarray(V, float).ravel()]) for U,
+                           V in heads])
 
 
 def head_outputs(task: DenoisingTask, heads, Z, kind: str = "softmax") -> np.ndarray:
@@ -190,7 +191,7 @@ def heads_loss_grad(task: DenoisingTask, theta, Z, w, target, H: int, kind: str 
     loss = float(np.sum(w * (r**2).sum(1)))
     R2 = 2 * w[:, None] * r  # dloss/dout
     grads = []
-    for (U, V), inn, al in zip(heads, inner, als):
+    for (_U, V), inn, al in zip(heads, inner, als):
         gV = R2.T @ inn
         G = R2 @ V  # dloss/dinner (N, d)
         if kind == "linear":

@@ -7,7 +7,6 @@ permuted; ``signature`` records the positional order used internally.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Mapping, Sequence
 
 import sympy as sp

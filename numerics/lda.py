@@ -238,7 +238,8 @@ def _rule(n, k, mp, dps):
     else:
         x, w = _float_rule(n)
     if k == 0:
-        return np.zeros((0, 1), dtype=x.dtype), np.ones(1, dtype=w.dtype) if not mp else np.array([mpm.mpf(1)], dtype=object)
+        return np.zeros((0, 1), dtype=x.dtype), np.ones(1, dtype=w.dtype) if not mp else np.array([mpm.mpf(1)],
+                                                                                                  dtype=object)
     grids = np.meshgrid(*([x] * k), indexing="ij")
     wg = np.meshgrid(*([w] * k), indexing="ij")
     W = wg[0]

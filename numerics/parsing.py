@@ -234,7 +234,8 @@ def check_json_bounds(obj, where: str) -> None:
     while stack:
         node, depth, path = stack.pop()
         if depth > LIMITS.max_depth:
-            raise InputError(f"{where}: {path or 'document'}: nested deeper than the limit of {LIMITS.max_depth} levels")
+            raise InputError(f"{where}: {path or 'document'}: nested deeper than the limit of {LIMITS.max_depth} "
+                             "levels")
         if isinstance(node, list):
             if len(node) > LIMITS.max_array_length:
                 raise InputError(f"{where}: {path or 'document'}: an array of {len(node)} entries, more than the "
@@ -291,6 +292,7 @@ def load_json_file(path) -> object:
         raise InputError(f"{path}: nested too deeply (limit {LIMITS.max_depth} levels)") from None
     except ValueError as e:  # an integer literal past Python's digit limit for int()
         why = str(e).split(";")[0]
-        raise InputError(f"{path}: an integer literal with too many digits (limit {LIMITS.max_digits}; {why})") from None
+        raise InputError(f"{path}: an integer literal with too many digits (limit {LIMITS.max_digits}; "
+                         f"{why})") from None
     check_json_bounds(obj, str(path))
     return obj

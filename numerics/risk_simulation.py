@@ -84,7 +84,7 @@ def simulate_excess(mix, heads, target, z, L: int, R: int, rng) -> dict:
     r0 = c["residual"][0]
     err = 0.0
     lin = 0.0
-    for h, (U, V, W) in enumerate(eng.arr):
+    for h, (_U, V, W) in enumerate(eng.arr):
         _s, _g, lam, _mu, grad = _tilt(w, m, G, eng.a[h][None])
         d = (T[h] - V @ grad[0]) @ W.T  # W_h (T_L^h - T^h)
         err = err + d
@@ -192,7 +192,7 @@ def simulate_excess_averaged(mix, heads, target, queries: GaussianMixture, L: in
         done += cc
     err = 0.0
     lin = 0.0
-    for h, (U, V, W) in enumerate(arr):
+    for h, (_U, V, W) in enumerate(arr):
         _s, _g, lam, _mu, grad = _tilt(w, m, G, A[h])
         d = (nums[h] / den[h][:, None] - grad) @ (W @ V).T
         err = err + d

@@ -110,71 +110,95 @@ _EXPORTS = {
 # What a type checker sees: the same names as _EXPORTS, imported for real (tests/test_facade.py keeps
 # the two equal, so an export cannot be added without its type).  At run time nothing is imported here.
 if TYPE_CHECKING:
-    from softmix.numerics.mixture import GaussianMixture as GaussianMixture
-    from softmix.theory.mixtures import SymbolicMixture as SymbolicMixture
-    from softmix.theory.mixtures import symbolic_mixture as symbolic_mixture
-    from softmix.numerics.errors import InputError as InputError
-    from softmix.numerics.parsing import parse_number as parse_number
-    from softmix.numerics.parsing import LIMITS as INPUT_LIMITS
-    from softmix.numerics.attention import softmax_attention as softmax_attention
-    from softmix.numerics.attention import softmax_attention_mp as softmax_attention_mp
-    from softmix.numerics.attention import linear_attention as linear_attention
-    from softmix.numerics.attention import linear_attention_mp as linear_attention_mp
-    from softmix.numerics.attention import gates as gates
-    from softmix.numerics.attention import gates_mp as gates_mp
-    from softmix.numerics.lambdify import compile_expr as compile_expr
-    from softmix.numerics.precision import workdps as workdps
-    from softmix.numerics.errors import SoftmixWarning as SoftmixWarning
-    from softmix.numerics.precision import PrecisionWarning as PrecisionWarning
-    from softmix.numerics.precision import strict_precision as strict_precision
-    from softmix.numerics.precision import exact_floats as exact_floats
-    from softmix.numerics.finite_prompt import finite_prompt_constants as finite_prompt_constants
-    from softmix.numerics.finite_prompt import finite_prompt_constants_mp as finite_prompt_constants_mp
-    from softmix.numerics.finite_prompt import simulate_outputs as simulate_outputs
-    from softmix.numerics.finite_prompt import finite_prompt_attention as finite_prompt_attention
-    from softmix.numerics.settings import icl_regression as icl_regression_setting
-    from softmix.numerics.settings import denoising as denoising_setting
-    from softmix.numerics.settings import setting_from_json as setting_from_json
-    from softmix.numerics.posterior import posterior_mean as posterior_mean
-    from softmix.numerics.posterior import posterior_mean_mp as posterior_mean_mp
-    from softmix.numerics.posterior import posterior_covariance as posterior_covariance
-    from softmix.checks.registry import Claim as Claim
-    from softmix.checks.registry import Control as Control
-    from softmix.checks.registry import Context as Context
-    from softmix.checks.registry import Outcome as Outcome
-    from softmix.checks.registry import register as register
-    from softmix.checks.registry import register_section as register_section
-    from softmix.checks.registry import load_plugin as load_plugin
-    from softmix.checks.registry import load_all as load_all
-    from softmix.checks.runner import run_claim as run_claim
-    from softmix.checks.api import claim as claim
-    from softmix.checks.operator import operator_claim as operator_claim
-    from softmix.checks.assumptions import Assumption as Assumption
-    from softmix.checks.api import Part as Part
-    from softmix.checks.api import part as part
-    from softmix.checks.api import decide as decide
-    from softmix.checks.api import combine as combine
-    from softmix.checks.api import outcome as outcome
-    from softmix.checks.api import LATTICE as LATTICE
-    from softmix.checks.rules import Residual as Residual
-    from softmix.checks.rules import Float64Agreement as Float64Agreement
-    from softmix.checks.rules import ZTest as ZTest
-    from softmix.checks.rules import Bound as Bound
-    from softmix.checks.rules import Threshold as Threshold
-    from softmix.checks.rules import AlphaFamily as AlphaFamily
-    from softmix.checks.fits import SlopeRule as SlopeRule
-    from softmix.checks.fits import InverseLRule as InverseLRule
     from softmix.checks import configs as configs
-    from softmix.checks.params import NonNegative as NonNegative
-    from softmix.checks.params import Positive as Positive
-    from softmix.checks.params import Covariance as Covariance
-    from softmix.checks.params import Exact as Exact
-    from softmix.checks.params import Real as Real
+    from softmix.checks.api import (
+        LATTICE as LATTICE,
+        Part as Part,
+        claim as claim,
+        combine as combine,
+        decide as decide,
+        outcome as outcome,
+        part as part,
+    )
+    from softmix.checks.assumptions import Assumption as Assumption
+    from softmix.checks.fits import InverseLRule as InverseLRule, SlopeRule as SlopeRule
+    from softmix.checks.operator import operator_claim as operator_claim
+    from softmix.checks.params import (
+        Covariance as Covariance,
+        Exact as Exact,
+        NonNegative as NonNegative,
+        Positive as Positive,
+        Real as Real,
+    )
+    from softmix.checks.registry import (
+        Claim as Claim,
+        Context as Context,
+        Control as Control,
+        Outcome as Outcome,
+        load_all as load_all,
+        load_plugin as load_plugin,
+        register as register,
+        register_section as register_section,
+    )
+    from softmix.checks.rules import (
+        AlphaFamily as AlphaFamily,
+        Bound as Bound,
+        Float64Agreement as Float64Agreement,
+        Residual as Residual,
+        Threshold as Threshold,
+        ZTest as ZTest,
+    )
+    from softmix.checks.runner import Result as Result, run_claim as run_claim, run_claims as run_claims
+    from softmix.numerics.attention import (
+        gates as gates,
+        gates_mp as gates_mp,
+        linear_attention as linear_attention,
+        linear_attention_mp as linear_attention_mp,
+        softmax_attention as softmax_attention,
+        softmax_attention_mp as softmax_attention_mp,
+    )
+    from softmix.numerics.errors import InputError as InputError, SoftmixWarning as SoftmixWarning
+    from softmix.numerics.finite_prompt import (
+        finite_prompt_attention as finite_prompt_attention,
+        finite_prompt_constants as finite_prompt_constants,
+        finite_prompt_constants_mp as finite_prompt_constants_mp,
+        simulate_outputs as simulate_outputs,
+    )
+    from softmix.numerics.lambdify import compile_expr as compile_expr
+    from softmix.numerics.mixture import GaussianMixture as GaussianMixture
+    from softmix.numerics.parsing import LIMITS as INPUT_LIMITS, parse_number as parse_number
+    from softmix.numerics.posterior import (
+        posterior_covariance as posterior_covariance,
+        posterior_mean as posterior_mean,
+        posterior_mean_mp as posterior_mean_mp,
+    )
+    from softmix.numerics.precision import (
+        PrecisionWarning as PrecisionWarning,
+        exact_floats as exact_floats,
+        strict_precision as strict_precision,
+        workdps as workdps,
+    )
+    from softmix.numerics.settings import (
+        denoising as denoising_setting,
+        icl_regression as icl_regression_setting,
+        setting_from_json as setting_from_json,
+    )
     from softmix.theory.derivation import Derivation as Derivation
-    from softmix.checks.runner import run_claims as run_claims
-    from softmix.checks.runner import Result as Result
+    from softmix.theory.mixtures import SymbolicMixture as SymbolicMixture, symbolic_mixture as symbolic_mixture
 
-__all__ = ["__version__", *_EXPORTS]
+# static, so that type checkers read it; equal to ["__version__", *_EXPORTS] (tests/test_facade.py)
+__all__ = [
+    "__version__", "GaussianMixture", "SymbolicMixture", "symbolic_mixture", "InputError", "parse_number",
+    "INPUT_LIMITS", "softmax_attention", "softmax_attention_mp", "linear_attention", "linear_attention_mp", "gates",
+    "gates_mp", "compile_expr", "workdps", "SoftmixWarning", "PrecisionWarning", "strict_precision", "exact_floats",
+    "finite_prompt_constants", "finite_prompt_constants_mp", "simulate_outputs", "finite_prompt_attention",
+    "icl_regression_setting", "denoising_setting", "setting_from_json", "posterior_mean", "posterior_mean_mp",
+    "posterior_covariance", "Claim", "Control", "Context", "Outcome", "register", "register_section", "load_plugin",
+    "load_all", "run_claim", "claim", "operator_claim", "Assumption", "Part", "part", "decide", "combine",
+    "outcome", "LATTICE", "Residual", "Float64Agreement", "ZTest", "Bound", "Threshold", "AlphaFamily", "SlopeRule",
+    "InverseLRule", "configs", "NonNegative", "Positive", "Covariance", "Exact", "Real", "Derivation", "run_claims",
+    "Result",
+]
 
 
 if not TYPE_CHECKING:  # a type checker reports an unknown ``softmix.X`` instead of typing it ``Any``

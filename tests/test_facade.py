@@ -102,7 +102,7 @@ def _resolve(dotted: str) -> bool:
     """Whether ``softmix.a.b.c`` is an attribute chain or a module path (or a mixture of both)."""
     obj: object = softmix
     parts = dotted.split(".")[1:]
-    for i, part in enumerate(parts):
+    for part in parts:
         if hasattr(obj, part):
             obj = getattr(obj, part)
             continue

@@ -138,7 +138,10 @@ class Derivation:
     steps: list[tuple[str, object]] = field(default_factory=list)
 
     def difference(self):
-        d = sp.Matrix(self.derived) - sp.Matrix(self.stated) if isinstance(self.derived, sp.MatrixBase) else sp.sympify(self.derived) - sp.sympify(self.stated)
+        if isinstance(self.derived, sp.MatrixBase):
+            d = sp.Matrix(self.derived) - sp.Matrix(self.stated)
+        else:
+            d = sp.sympify(self.derived) - sp.sympify(self.stated)
         return d
 
     def holds(self) -> bool:
