@@ -307,7 +307,8 @@ def _controls_with_dropped(claim_id: str, controls: dict, assumptions) -> tuple:
     out = [v if isinstance(v, Control) else Control(k, v) for k, v in controls.items()]
     for a in assumptions:
         if a.control_id in controls:
-            raise ValueError(f"claim {claim_id}: control {a.control_id!r} is the automatic control of assumption {a.name}")
+            raise ValueError(f"claim {claim_id}: control {a.control_id!r} is the automatic control of assumption "
+                             f"{a.name}")
         out.append(Control(a.control_id, f"the same statement without the assumption {a.name} ({a.text}), decided "
                            "on values that break it; not refuted: the assumption is not needed (a scope finding)",
                            kind="assumption-dropped", assumption=a.name))

@@ -118,7 +118,8 @@ def means(rng, K: int, D: int, norm_range=(0.5, 2.5), equal_norms: bool = False,
             return ms
 
 
-_EQUAL_NORM_2D = [(3, 4), (4, 3), (0, 5), (5, 0), (3, -4), (-4, 3), (-3, 4), (4, -3), (-5, 0), (0, -5), (-3, -4), (-4, -3)]
+_EQUAL_NORM_2D = [(3, 4), (4, 3), (0, 5), (5, 0), (3, -4), (-4, 3), (-3, 4), (4, -3), (-5, 0), (0, -5), (-3, -4),
+                  (-4, -3)]
 
 
 def _signed_perms(v):
@@ -176,7 +177,8 @@ def spd(rng, D: int, rank: int | None = None, scale_range=(0.3, 2.0), digits: in
         if r == D and ev.min() < 0.1 * scale_range[0]:
             continue
         if any(M[i][j] != 0 for i in range(D) for j in range(D) if i != j) or D == 1:
-            return [[_dec(x, 2 * digits) if (x * 10**(2 * digits)).denominator == 1 else str(x) for x in row] for row in M]
+            return [[_dec(x, 2 * digits) if (x * 10**(2 * digits)).denominator == 1 else str(x) for x in row]
+                    for row in M]
 
 
 def matrix(rng, rows: int, cols: int | None = None, low: float = -1.0, high: float = 1.0, symmetric: bool = False,
@@ -349,8 +351,8 @@ def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
             ev["configurations"] = rows
             if skipped:
                 ev["skipped_configurations"] = skipped
-            ev["combined_rule"] = ("control: refuted if some configuration refutes it (a counterexample); the others are "
-                                   "listed under control_power" if ctx.variant else
+            ev["combined_rule"] = ("control: refuted if some configuration refutes it (a counterexample); the others "
+                                   "are listed under control_power" if ctx.variant else
                                    "refuted if any configuration refutes; else error, inconclusive, confirmed, "
                                    "verified in that order")
             ev["alpha_split"] = (f"each of the {1 + n} configurations' statistical tests draw from 1/{1 + n} of the "

@@ -6,7 +6,6 @@ per negative control with ``ctx.variant`` set to the control id; a control must 
 """
 from __future__ import annotations
 
-import importlib
 import os as _os
 import zlib
 from dataclasses import dataclass, field
@@ -15,7 +14,8 @@ from typing import Callable
 import numpy as np
 
 __all__ = ["VERDICTS", "Outcome", "Control", "Claim", "Context", "REGISTRY", "register", "register_section",
-           "load_all", "load_plugin", "get", "SECTIONS", "PLUGINS", "PLUGIN_CLAIMS", "plugin_claims", "ENTRY_POINT_GROUP"]
+           "load_all", "load_plugin", "get", "SECTIONS", "PLUGINS", "PLUGIN_CLAIMS", "plugin_claims",
+           "ENTRY_POINT_GROUP"]
 
 VERDICTS = ("verified", "confirmed", "refuted", "inconclusive", "error")
 

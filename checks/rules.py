@@ -22,17 +22,18 @@ Statistics by construction
 
   - :class:`ZTest` -- z-tests of estimate == predicted (two-sided or one-sided), Bonferroni over the
     entries; exact for Gaussian estimates, asymptotic (CLT) for Monte Carlo means.
-  - :class:`~softmix.checks.fits.SlopeRule` (in :mod:`softmix.checks.fits`) -- weighted least squares of log(value) on log(L) (optionally with the
-    O(1/L) remainder ``c / L`` as a third column); the Monte Carlo standard errors are taken as
-    known (no inflation) so the interval uses a normal quantile, and a chi-square goodness-of-fit
+  - :class:`~softmix.checks.fits.SlopeRule` (in :mod:`softmix.checks.fits`) -- weighted least squares of
+    log(value) on log(L) (optionally with the O(1/L) remainder ``c / L`` as a third column); the Monte Carlo standard
+    errors are taken as known (no inflation) so the interval uses a normal quantile, and a chi-square goodness-of-fit
     test with the residual degrees of freedom is kept (a misfit refutes, it does not widen).
     When the standard errors were themselves estimated from the samples, ``decide(..., se_dof=...)``
     (from :func:`mean_se_dof`) switches to the Student quantile and the F goodness of fit, with
     Welch-Satterthwaite degrees of freedom.
     With ``scale="estimated"`` the residual variance is estimated instead and the interval uses the
     Student quantile with ``n - p`` degrees of freedom.
-  - :class:`~softmix.checks.fits.InverseLRule` (in :mod:`softmix.checks.fits`) -- fit ``y(L) = a + b / L`` across prompt lengths (the known O(1/L)
-    remainder of an ``L * bias`` or ``L * MSE`` sequence) and z-test the limit ``a``.
+  - :class:`~softmix.checks.fits.InverseLRule` (in :mod:`softmix.checks.fits`) -- fit ``y(L) = a + b / L``
+    across prompt lengths (the known O(1/L) remainder of an ``L * bias`` or ``L * MSE`` sequence) and z-test the limit
+    ``a``.
   - :class:`Threshold` -- a deterministic bound (no alpha spent).
   - :class:`Residual` -- precision-derived agreement of high-precision numerics
     (``Residual(digits=d)``: agree to d digits; ``Residual(dps=p, guard=g)``: p - g digits).
@@ -285,7 +286,8 @@ class ZTest(Rule):
     def describe(self) -> str:
         side = {"two": "two-sided", "upper": "one-sided (refute if above)", "lower": "one-sided (refute if below)"}
         m = "" if self.margin is None else (
-            f"; confirmed only if the interval half-width <= {self.margin:g}" + (" x |predicted|" if self.relative else ""))
+            f"; confirmed only if the interval half-width <= {self.margin:g}"
+            + (" x |predicted|" if self.relative else ""))
         return (f"{self.name}: {side[self.sides]} z-tests of estimate == predicted, Bonferroni over the entries, "
                 f"level {self.alpha:.3g}{m}; zero/non-finite standard error -> inconclusive")
 
