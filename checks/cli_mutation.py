@@ -65,8 +65,8 @@ def cmd_mutation(args):
         with open(args.json, "w") as fh:
             json.dump(doc, fh, indent=1)
     print(f"generated mutants: {doc['sample']} of {doc['population']} (seed {doc['sample_seed']}), "
-          f"{doc['equivalent']} equivalent, {doc['timeouts']} timed out (not scored); killed by verify {doc['killed_by_verify']}/{doc['scored']} = "
-          f"{doc['score_verify']:.3f}; verify plus tests "
+          f"{doc['equivalent']} equivalent, {doc['timeouts']} timed out (not scored); killed by verify "
+          f"{doc['killed_by_verify']}/{doc['scored']} = {doc['score_verify']:.3f}; verify plus tests "
           f"{doc['killed_by_verify'] + doc['killed_by_tests']}/{doc['scored']} = {doc['score_verify_plus_tests']:.3f}")
     for row in doc["mutants"]:
         if row["status"] == "survived":

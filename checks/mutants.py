@@ -20,9 +20,9 @@ bool       ``and`` <-> ``or``, ``not x`` -> ``x``, ``True`` <-> ``False``
 
 Docstrings, other strings, ``__all__``, decorators and type annotations are never mutated.  A
 candidate whose source does not compile, or that equals the original or another candidate
-textually, is dropped (compilation is checked when a mutant is sampled).  The population is sorted by (file, line, column, operator, text) and
-:func:`sample_mutants` draws from it with ``random.Random(seed)``: same seed, same sample.
-What is exact: the enumeration and the sample are deterministic functions of the sources and the
+textually, is dropped (compilation is checked when a mutant is sampled).  The population is sorted
+by (file, line, column, operator, text) and :func:`sample_mutants` draws from it with ``random.Random(seed)``: same
+seed, same sample. What is exact: the enumeration and the sample are deterministic functions of the sources and the
 seed.  Nothing here decides whether a mutant matters (see :mod:`softmix.checks.mutation`).
 """
 from __future__ import annotations

@@ -101,7 +101,8 @@ def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900, root: Path
         by = []
         if fault.tests:
             code = ("import sys; sys.path.insert(0, %r); import pytest; "
-                    "sys.exit(pytest.main(['-o', 'addopts=', '-q', '-x', '-p', 'no:cacheprovider', *sys.argv[1:]]))" % str(tmp))
+                    "sys.exit(pytest.main(['-o', 'addopts=', '-q', '-x', '-p', 'no:cacheprovider', *sys.argv[1:]]))"
+                    % str(tmp))
             try:
                 t = subprocess.run([sys.executable, "-c", code, *fault.tests], capture_output=True, text=True,
                                    env=env, cwd=tmp, timeout=timeout)
@@ -111,7 +112,8 @@ def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900, root: Path
                 pass
         if not fault.claims:
             return {"id": fault.id, "description": fault.description, "caught": bool(by), "caught_by": by}
-        code = ("import sys; sys.path.insert(0, %r); from softmix.checks.cli import main; sys.exit(main(sys.argv[1:]))" % str(tmp))
+        code = ("import sys; sys.path.insert(0, %r); from softmix.checks.cli import main; sys.exit(main(sys.argv[1:]))"
+                % str(tmp))
         cmd = [sys.executable, "-c", code, "verify", *fault.claims, "--quiet", "--json", str(out), "--seed", str(seed)]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp, timeout=timeout)
@@ -393,7 +395,8 @@ def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test
                 d = res["diff"]
                 row["equivalence"] = ("not equivalent: " + ("evidence changed" if not res["evidence_identical"] else
                                       d["unsupported"] or ("function never called" if not d["compared"]
-                                                           else "function output changed: " + d.get("first_difference", ""))))
+                                                           else "function output changed: " + d.get("first_difference",
+                                                                                                    ""))))
             elif eq:
                 row["equivalence"] = (f"equivalent: evidence of {len(ids)} claim(s) identical to the clean run and "
                                       f"{res['diff']['compared']} call(s) of {m.function} unchanged at 40 digits")
@@ -483,7 +486,8 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     out = [rows[m.id] for m in chosen]
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
-    return {"cpu_seconds": round(cpu, 1), "kind": "generated", "population": len(population), "sample": len(chosen), "sample_seed": seed,
+    return {"cpu_seconds": round(cpu, 1), "kind": "generated", "population": len(population), "sample": len(chosen),
+            "sample_seed": seed,
             "verify_seed": verify_seed, "jobs": jobs, "test_timeout": test_timeout, "test_selection": test_selection,
             "tests_hash": tmap["hash"] if tmap else None, "sources_hash": cmap["hash"],
             "wall_seconds": round(time.perf_counter() - t0, 1), "resumed": len(chosen) - len(todo),

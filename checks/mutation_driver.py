@@ -313,7 +313,6 @@ def _testmap(spec: dict) -> dict:
 
 
 def _mutant(spec: dict) -> dict:
-    root = Path(spec["root"])
     out = {"killed_by": [], "claims_run": [], "evidence_identical": True,
            "diff": {"calls": 0, "compared": 0, "differed": None, "unsupported": ""}}
     try:
