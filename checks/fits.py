@@ -125,9 +125,9 @@ class InverseLRule(Rule):
             if not fit_ok:
                 passed, verdict = False, "refuted"
         out.update({"passed": passed, "verdict": verdict})
-        for k in ("half_width", "margin", "precise_enough", "samples_to_settle", "samples_unit"):
-            if k in zt:
-                out[k] = zt[k]
+        for key in ("half_width", "margin", "precise_enough", "samples_to_settle", "samples_unit"):
+            if key in zt:
+                out[key] = zt[key]
         return self._wrap(out)
 
 
@@ -269,7 +269,7 @@ class SlopeRule(Rule):
         lo, hi = fit["ci"]
         out = {"fit": fit, "alpha": self.alpha, "interval_alpha": a_int}
         if self.mode == "contains":
-            passed = bool(lo <= self.target <= hi)
+            passed: bool | None = bool(lo <= self.target <= hi)
         else:
             passed = True if hi < self.target else (False if lo > self.target else None)
         if gof:

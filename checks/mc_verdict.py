@@ -24,6 +24,7 @@ inconclusive; exit 0 / 1 / 0 (1 with ``--strict``).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -81,7 +82,7 @@ def risk_reach(mix, heads, target, queries, lam: float, Ls) -> dict:
     """Reach of the a + b/L fit of L (R_L - R_inf) averaged over queries (rules of the module docstring)."""
     from softmix.numerics.expansion_reach import TERM_RATIO, averaged_tilt_ratio
 
-    out = {"lambda": lam, "lambda_bound": RISK_LAMBDA_BOUND}
+    out: dict[str, Any] = {"lambda": lam, "lambda_bound": RISK_LAMBDA_BOUND}
     if lam >= RISK_LAMBDA_BOUND:
         f = 1 / (1 / (4 * lam) - 1 / 2)  # L must grow 10^f-fold for a 10-fold smaller remainder
         out.update({"inside": False, "settle_lengths": None,
@@ -227,7 +228,7 @@ def rate_decision(Ls, values, ses, *, lam: float, log_power, compare=None, famil
     out = {"statement": stmt, "past_threshold": True, "lambda": lam, "rate_exponent": -1 / (2 * lam),
            "band": band, "verdict": dec["verdict"], "rule": dec["rule"], "alpha": family.ledger(), "test": dec,
            "closed_form": None, "value_tested": compare}
-    fit = dec.get("fit")
+    fit: Any = dec.get("fit")
     if fit is not None:
         out.update({"slope": fit["slope"], "slope_interval": fit["ci"]})
     if "allowed_slopes" in dec:

@@ -255,7 +255,8 @@ def _can_differ(probe, perturbed) -> bool:
 
 
 def _controls(head: Head, stated, probe, id):
-    controls, not_built = {}, {}
+    controls: dict = {}
+    not_built: dict = {}
     candidates = ["dropped-term", "flipped-sign"] + (["gate-argument"] if probe.atoms(sp.exp) else [])
     candidates += ["transposed-U"] if head.D >= 2 else []
     mix, U, V, z, syms = head.symbolic(head.spec())

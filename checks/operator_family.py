@@ -259,7 +259,7 @@ def _draw_covariances(rng, K, d, kind, degenerate):
         return [[[_rat(rng, 1, 9, 4) if i == j else Fraction(0) for j in range(d)] for i in range(d)]
                 for _ in range(K)], None
     n = 1 if kind == "shared-isotropic" else K
-    vs = []
+    vs: list = []
     while len(vs) < n:
         v = _rat(rng, 1, 9, 4)
         if v not in vs:

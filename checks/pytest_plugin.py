@@ -159,13 +159,15 @@ class ClaimItem(pytest.Item):
     def __init__(self, *, claim_id: str, claim_file: str, **kw):
         super().__init__(**kw)
         self.claim_id, self.claim_file = claim_id, claim_file
-        self.result = None
+        self.result: dict | None = None
 
     def runtest(self):
         from softmix.checks.runner import claim_passed, run_claim
         from softmix.checks.testing import claim_report
 
-        opts = self.parent.options
+        parent = self.parent
+        assert isinstance(parent, ClaimFile)
+        opts = parent.options
         self.result = res = run_claim(self.claim_id, profile=opts.profile, seed=opts.seed, plugins=(self.claim_file,))
         self.user_properties += [("softmix_verdict", res["verdict"]), ("softmix_seed", opts.seed)]
         rerun = (f"pytest '{self.nodeid}' --softmix-claims {self.claim_file} --softmix-seed {opts.seed} "

@@ -137,7 +137,7 @@ def format_path(loc, root: str = "") -> str:
     return out
 
 
-def _describe(err: dict, keys) -> str:
+def _describe(err: Any, keys) -> str:
     t, ctx, inp = err["type"], err.get("ctx") or {}, err.get("input")
     if t in ("list_type", "tuple_type", "iterable_type"):
         return f"expected a list, got {show_value(inp)}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 import mpmath as mpm
 import numpy as np
@@ -250,7 +251,7 @@ def _rule(n, k, mp, dps):
 
 def _basis(vectors, mp):
     """Orthonormal basis (d, k) of the span of the given vectors (Gram-Schmidt)."""
-    Q = []
+    Q: list = []
     for a in vectors:
         a = np.array(a, dtype=object if mp else float)
         na = _norm(a, mp)
@@ -276,8 +277,7 @@ def _norm(a, mp):
 def eff_risk(prob: LDAProblem, zeta, order: int = 0, n: int = 48, dps: int | None = None, full_basis: bool = False):
     """(R~(zeta), grad, Hessian) up to ``order`` (0, 1, 2) by projected Gauss-Hermite quadrature.
     ``dps=None``: float64; else mpmath at ``dps`` digits (call inside or outside workdps)."""
-    mp = dps is not None
-    if mp:
+    if dps is not None:
         with workdps(dps):
             return _eff(prob, np.array([to_mpf(x) if not isinstance(x, mpm.mpf) else x for x in zeta], dtype=object),
                         order, n, True, dps, full_basis)
@@ -296,7 +296,7 @@ def _eff(prob, zeta, order, n, mp, dps, full_basis=False):
         Q = _basis([L.T @ w, L.T @ s], mp)
     k = 0 if Q is None else Q.shape[1]
     eta_nodes, wts = _rule(n, k, mp, dps)
-    LQ = L @ Q if k else None
+    LQ: Any = L @ Q if k else None
     Cperp = (G - LQ @ LQ.T) if k else G
     risk = 0
     grad = np.zeros(2 * d + 2, dtype=object if mp else float)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import mpmath as mpm
 import numpy as np
@@ -486,7 +487,7 @@ def _closed_form(mix, heads, queries, target, dps, drop, finite):
     rinf = float(np.trace(N))
     for j in range(len(qw)):
         rinf += qw[j] * float((c0 + R1 @ qm[j]) @ (c0 + R1 @ qm[j]) + np.trace(R1 @ qS[j] @ R1.T))
-    out = {"method": "closed-form", "standard_error": None}
+    out: dict[str, Any] = {"method": "closed-form", "standard_error": None}
     if not finite:
         out.update({"risk_infinite": rinf, "K": float("inf"), "variance": None, "bias_residual": None, "cross": None})
         if dps:
@@ -554,7 +555,7 @@ def _closed_form_mp(mix, heads, queries, target, dps, drop, rinf_only=False):
 def _mc_average(mix, heads, queries, target, th, n, seed, drop):
     qw, qm, qS = queries.arrays()
     rng = np.random.default_rng(np.random.SeedSequence(seed) if not isinstance(seed, np.random.SeedSequence) else seed)
-    lam_j = {}
+    lam_j: dict = {}
     for r in th["rows"]:
         lam_j[r["query_component"]] = max(lam_j.get(r["query_component"], 0.0), r["lambda"])
     keys = ("K", "variance", "bias_residual", "cross", "risk_infinite")

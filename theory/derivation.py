@@ -32,8 +32,8 @@ def exp_atoms_to_symbols(expr):
     exps = [e for e in expr.atoms(sp.exp)]
     if not exps:
         return expr
-    pairs = {}
-    split = {}
+    pairs: dict = {}
+    split: dict = {}
     for e in exps:
         terms = []
         for t in sp.Add.make_args(sp.expand(e.args[0])):
