@@ -181,7 +181,7 @@ def decide(derivations, ctx: Context, *, name: str = "symbolic", digits: int = 3
 def outcome(*parts: Part, findings=None, **extra) -> Outcome:
     """An :class:`Outcome` whose verdict is :func:`combine` of ``parts`` and whose evidence holds
     each part under its name, the lattice rule, ``findings`` and any ``extra`` entries."""
-    flat = []
+    flat: list = []
     for p in parts:
         flat.extend(p if isinstance(p, (list, tuple)) else [p])
     ev = {p.name: p.evidence() for p in flat}
@@ -286,10 +286,10 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
             out.evidence["assumption_dropped"] = info
             return out
 
-        check.__wrapped__ = fn
+        check.__wrapped__ = fn  # type: ignore[attr-defined]
         check.__name__ = getattr(fn, "__name__", "check")
         check.__qualname__ = getattr(fn, "__qualname__", "check")
-        check.__module__ = getattr(fn, "__module__", None)
+        check.__module__ = getattr(fn, "__module__", None)  # type: ignore[assignment]
         c = Claim(id=id, title=title, source=source, statement=statement or title, section=section, check=check,
                   assumptions=tuple(prose), defaults=defaults, profiles=prof, controls=ctl, derivations=derivations,
                   kind=kind, params_type=P, configurations_note=configurations_note, assumption_objects=bound)

@@ -164,7 +164,7 @@ def spd(rng, D: int, rank: int | None = None, scale_range=(0.3, 2.0), digits: in
     r = D if rank is None else int(rank)
     while True:
         Lm = [[Fraction(int(rng.integers(-10, 11)), 10) for _ in range(r)] for _ in range(D)]
-        M = [[sum(Lm[i][k] * Lm[j][k] for k in range(r)) for j in range(D)] for i in range(D)]
+        M = [[sum((Lm[i][k] * Lm[j][k] for k in range(r)), Fraction(0)) for j in range(D)] for i in range(D)]
         Mf = np.array([[float(x) for x in row] for row in M])
         ev = np.linalg.eigvalsh(Mf)
         if np.linalg.matrix_rank(Mf, tol=1e-9) != r:
@@ -255,7 +255,7 @@ def _structured_means(rng, K, D, spec, w, norm_range):
 def large_scores(rng, n: int, low: float = 1000.0, high: float = 5000.0) -> list[str]:
     """Scores in the thousands (where exp overflows in double precision and only a log-space
     evaluation survives), with distinct values and both signs."""
-    out = []
+    out: list = []
     while len(out) < n:
         v = rational(rng, low, high, 1)
         v = v if rng.random() < 0.5 else "-" + v
@@ -359,6 +359,6 @@ def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
                                  "claim's alpha (Bonferroni over configurations)")
             return Outcome(rule(verdicts), ev)
 
-        wrapper.generic_draw = draw
+        wrapper.generic_draw = draw  # type: ignore[attr-defined]
         return wrapper
     return deco

@@ -246,10 +246,10 @@ def load_plugin(spec: str):
                 raise InputError(f"plugin file not found: {spec}")
             name = _plugin_module_name(key)
             mspec = importlib.util.spec_from_file_location(name, key)
-            module = importlib.util.module_from_spec(mspec)
+            module = importlib.util.module_from_spec(mspec)  # type: ignore[arg-type]  # a .py path has one
             sys.modules[name] = module
             try:
-                mspec.loader.exec_module(module)
+                mspec.loader.exec_module(module)  # type: ignore[union-attr]
             except BaseException:
                 sys.modules.pop(name, None)
                 raise

@@ -49,6 +49,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+from typing import Any
 
 import mpmath as mpm
 import numpy as np
@@ -89,7 +90,7 @@ def alpha_share(share: float, label: str = ""):
 
 
 #: the root families opened by the running check, when the engine counts them (see alpha_accounting)
-_ROOTS = contextvars.ContextVar("softmix_alpha_roots", default=None)
+_ROOTS: contextvars.ContextVar[list | None] = contextvars.ContextVar("softmix_alpha_roots", default=None)
 
 
 @contextlib.contextmanager
@@ -136,7 +137,7 @@ class AlphaFamily:
             raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
         self.alpha = alpha
         self.name = name
-        self._parts: dict[str, object] = {}  # name -> float (a test) or AlphaFamily (a sub-family)
+        self._parts: dict[str, float | AlphaFamily] = {}  # name -> a test's level, or a sub-family
         roots = _ROOTS.get()
         if roots is not None and not _child:
             roots.append(self)
@@ -200,9 +201,9 @@ class AlphaFamily:
 
     def ledger(self) -> dict:
         t = self.tests()
-        out = {"family_alpha": self.alpha, "spent": float(sum(t.values())), "tests": t,
-               "rule": "Bonferroni: the tests' levels sum to at most the family's alpha, so a true claim "
-                       "is refuted with probability <= family_alpha"}
+        out: dict[str, Any] = {"family_alpha": self.alpha, "spent": float(sum(t.values())), "tests": t,
+                               "rule": "Bonferroni: the tests' levels sum to at most the family's alpha, so a true "
+                                       "claim is refuted with probability <= family_alpha"}
         if self.share is not None and self.share < 1:
             out["claim_alpha"] = ALPHA
             out["configuration_share"] = self.share
@@ -431,7 +432,7 @@ class Residual(Rule):
         self.guard = int(guard)
         if self.guard < 0:
             raise ValueError(f"Residual: guard must be >= 0, got {guard!r}")
-        self.dps = int(digits) + self.guard if digits is not None else int(dps)
+        self.dps = int(digits) + self.guard if digits is not None else int(dps)  # type: ignore[arg-type]
         if self.digits < 1:
             raise ValueError(f"Residual: dps={self.dps} with guard={self.guard} leaves {self.digits} digit(s) to "
                              "check; raise dps or write Residual(digits=...)")

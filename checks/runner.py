@@ -200,7 +200,8 @@ def _run_on(executor, jobs, claims, progress, window: int | None = None, task=No
     import collections
 
     results: dict = {}
-    queue, running = collections.deque(jobs), {}
+    queue = collections.deque(jobs)
+    running: dict = {}
     order = {cid: i for i, (cid, _) in enumerate(jobs)}
     task = task or run_claim
 
@@ -274,7 +275,7 @@ def failure_cause(exc: BaseException) -> str:
 def versions() -> dict:
     import importlib.metadata as md
 
-    out = {"python": platform.python_version()}
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for pkg in ("softmix", "sympy", "mpmath", "numpy", "scipy", "hypothesis"):
         try:
             out[pkg] = md.version(pkg)
