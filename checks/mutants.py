@@ -32,6 +32,7 @@ import hashlib
 import random
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["Mutant", "OPERATORS", "mutants_of_source", "generate_mutants", "sample_mutants",
            "apply_mutant", "compiles", "sources_hash", "MUTATED_DIRS"]
@@ -98,7 +99,9 @@ def _candidates(node, parent, in_index: bool):
     """(operator, replacement AST or text) pairs for one node."""
     import copy
 
-    out = []
+    out: list[tuple[str, Any]] = []
+    n: Any  # the mutated copy: a node of the same kind as ``node``
+    op: Any
     if isinstance(node, ast.BinOp):
         if isinstance(node.op, (ast.Add, ast.Sub)):
             n = copy.deepcopy(node)
@@ -147,7 +150,7 @@ def _candidates(node, parent, in_index: bool):
         out.append(("transpose", node.value))
     elif isinstance(node, ast.Call):
         if _is_rational_call(node):
-            p, q = node.args[0].value, node.args[1].value
+            p, q = node.args[0].value, node.args[1].value  # type: ignore[attr-defined]  # two constants
             for a, b in ((2 * p, q), (p, 2 * q)):
                 n = copy.deepcopy(node)
                 n.args = [ast.Constant(a), ast.Constant(b)]
@@ -273,7 +276,7 @@ def sample_mutants(mutants: list[Mutant], n: int, seed: int, root: Path | None =
     permutation of the population, skipping those that do not compile when ``root`` is given;
     returned in population order.  Same population and seed, same sample."""
     order = random.Random(seed).sample(range(len(mutants)), len(mutants))
-    idx = []
+    idx: list[int] = []
     for i in order:
         if len(idx) >= n:
             break
