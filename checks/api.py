@@ -46,8 +46,7 @@ from dataclasses import dataclass, field
 
 from softmix.numerics.memo import remember
 
-from . import registry as _registry
-from . import verdicts as _verdicts
+from . import registry as _registry, verdicts as _verdicts
 from .assumption_runs import check_defaults
 from .configurations import Draws, run_configurations
 from .registry import Claim, Context, Control, Outcome
@@ -145,7 +144,7 @@ def decide(derivations, ctx: Context, *, name: str = "symbolic", digits: int = 3
 def outcome(*parts: Part, findings=None, **extra) -> Outcome:
     """An :class:`Outcome` whose verdict is :func:`combine` of ``parts`` and whose evidence holds
     each part under its name, the lattice rule, ``findings`` and any ``extra`` entries."""
-    flat = []
+    flat: list = []
     for p in parts:
         flat.extend(p if isinstance(p, (list, tuple)) else [p])
     ev = {p.name: p.evidence() for p in flat}
@@ -256,10 +255,10 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
             return run_configurations(c, configurations, values, ctx, one,
                                       view=lambda vals: coerce_dataclass(P, vals, f"claim {id}"))
 
-        check.__wrapped__ = fn
+        check.__wrapped__ = fn  # type: ignore[attr-defined]
         check.__name__ = getattr(fn, "__name__", "check")
         check.__qualname__ = getattr(fn, "__qualname__", "check")
-        check.__module__ = getattr(fn, "__module__", None)
+        check.__module__ = getattr(fn, "__module__", None)  # type: ignore[assignment]
         c = Claim(id=id, title=title, source=source, statement=statement or title, section=section, check=check,
                   assumptions=tuple(prose), defaults=defaults, profiles=prof, controls=ctl, derivations=derivations,
                   kind=kind, params_type=P, configurations_note=configurations_note, assumption_objects=bound,
@@ -278,7 +277,8 @@ def _controls_with_dropped(claim_id: str, controls: dict, assumptions) -> tuple:
     out = [v if isinstance(v, Control) else Control(k, v) for k, v in controls.items()]
     for a in assumptions:
         if a.control_id in controls:
-            raise ValueError(f"claim {claim_id}: control {a.control_id!r} is the automatic control of assumption {a.name}")
+            raise ValueError(f"claim {claim_id}: control {a.control_id!r} is the automatic control of assumption "
+                             f"{a.name}")
         out.append(Control(a.control_id, f"the same statement without the assumption {a.name} ({a.text}), decided "
                            "on values that break it; not refuted: the assumption is not needed (a scope finding)",
                            kind="assumption-dropped", assumption=a.name))

@@ -103,7 +103,8 @@ def means(rng, K: int, D: int, norm_range=(0.5, 2.5), equal_norms: bool = False,
             return ms
 
 
-_EQUAL_NORM_2D = [(3, 4), (4, 3), (0, 5), (5, 0), (3, -4), (-4, 3), (-3, 4), (4, -3), (-5, 0), (0, -5), (-3, -4), (-4, -3)]
+_EQUAL_NORM_2D = [(3, 4), (4, 3), (0, 5), (5, 0), (3, -4), (-4, 3), (-3, 4), (4, -3), (-5, 0), (0, -5), (-3, -4),
+                  (-4, -3)]
 
 
 def _signed_perms(v):
@@ -148,7 +149,7 @@ def spd(rng, D: int, rank: int | None = None, scale_range=(0.3, 2.0), digits: in
     r = D if rank is None else int(rank)
     while True:
         Lm = [[Fraction(int(rng.integers(-10, 11)), 10) for _ in range(r)] for _ in range(D)]
-        M = [[sum(Lm[i][k] * Lm[j][k] for k in range(r)) for j in range(D)] for i in range(D)]
+        M = [[sum((Lm[i][k] * Lm[j][k] for k in range(r)), Fraction(0)) for j in range(D)] for i in range(D)]
         Mf = np.array([[float(x) for x in row] for row in M])
         ev = np.linalg.eigvalsh(Mf)
         if np.linalg.matrix_rank(Mf, tol=1e-9) != r:
@@ -161,7 +162,8 @@ def spd(rng, D: int, rank: int | None = None, scale_range=(0.3, 2.0), digits: in
         if r == D and ev.min() < 0.1 * scale_range[0]:
             continue
         if any(M[i][j] != 0 for i in range(D) for j in range(D) if i != j) or D == 1:
-            return [[_dec(x, 2 * digits) if (x * 10**(2 * digits)).denominator == 1 else str(x) for x in row] for row in M]
+            return [[_dec(x, 2 * digits) if (x * 10**(2 * digits)).denominator == 1 else str(x) for x in row]
+                    for row in M]
 
 
 def matrix(rng, rows: int, cols: int | None = None, low: float = -1.0, high: float = 1.0, symmetric: bool = False,
@@ -238,7 +240,7 @@ def _structured_means(rng, K, D, spec, w, norm_range):
 def large_scores(rng, n: int, low: float = 1000.0, high: float = 5000.0) -> list[str]:
     """Scores in the thousands (where exp overflows in double precision and only a log-space
     evaluation survives), with distinct values and both signs."""
-    out = []
+    out: list = []
     while len(out) < n:
         v = rational(rng, low, high, 1)
         v = v if rng.random() < 0.5 else "-" + v
@@ -263,7 +265,7 @@ def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
         def wrapper(params, ctx):
             return run_configurations(ctx.claim_object(), draws, params, ctx, lambda p: check(p, ctx))
 
-        wrapper.generic_draw = draw
-        wrapper.draws = draws
+        wrapper.generic_draw = draw  # type: ignore[attr-defined]
+        wrapper.draws = draws  # type: ignore[attr-defined]
         return wrapper
     return deco

@@ -34,10 +34,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from . import verdicts as _verdicts
 from .assumption_runs import admissible, dropped_assumption, violating_values
 from .registry import Outcome
 from .rules import alpha_share
-from . import verdicts as _verdicts
 from .verdicts import CONTROL_RULE
 
 __all__ = ["Draws", "run_configurations", "decide_given"]
@@ -121,7 +121,7 @@ def run_configurations(claim, draws: Draws, values: dict, ctx, decide: Callable[
     with alpha_share(share):
         first = decide_given(claim, values, ctx, decide)
     paper = claim is not None and values == claim.params(ctx.profile)
-    rows = [{"name": "paper" if paper else "given", "values": {}, "verdict": first.verdict}]
+    rows: list[dict[str, Any]] = [{"name": "paper" if paper else "given", "values": {}, "verdict": first.verdict}]
     skipped = []
     for i in range(1, n + 1):
         row, skip = _drawn(claim, draws, values, ctx, decide, view, i)

@@ -16,9 +16,9 @@ import numpy as np
 
 from softmix.numerics.finite_prompt import finite_prompt_constants, simulate_outputs
 
+from .fits import InverseLRule, SlopeRule, mean_se_dof
 from .rules import AlphaFamily, ZTest
 from .verdicts import combine
-from .fits import InverseLRule, SlopeRule, mean_se_dof
 
 __all__ = ["finite_prompt_study", "finite_prompt_rows", "mc_errors"]
 
@@ -70,6 +70,7 @@ def finite_prompt_study(mix, U, V, z, Ls, R, seed, alpha: float | None = None, l
             Lv, [r["L_mean_error"] for r in rows], [r["L_mean_error_se"] for r in rows], c["bias"], R)
         mse_test = InverseLRule(a_mse, relative_margin, relative=True, name="L*MSE limit").decide(
             Lv, [r["L_mse"] for r in rows], [r["L_mse_se"] for r in rows], c["mse"], R)
+        assert a_slope is not None  # taken above whenever there are several lengths
         slope = SlopeRule(a_slope, -0.5, remainder=len(set(Lv)) >= 3, name="RMSE log-log slope").decide(
             Lv, [r["rmse"] for r in rows], [r["rmse_se"] for r in rows], R, se_dof=[r["se_dof"] for r in rows])
     else:  # one prompt length: nothing to extrapolate; the O(1/L) remainder is not modelled

@@ -6,7 +6,6 @@ per negative control with ``ctx.variant`` set to the control id; a control must 
 """
 from __future__ import annotations
 
-import importlib
 import os as _os
 import zlib
 from dataclasses import dataclass, field
@@ -18,7 +17,8 @@ from .streams import stream as _stream
 from .verdicts import VERDICTS
 
 __all__ = ["VERDICTS", "Outcome", "Control", "Claim", "Context", "REGISTRY", "register", "register_section",
-           "load_all", "load_plugin", "get", "SECTIONS", "PLUGINS", "PLUGIN_CLAIMS", "plugin_claims", "ENTRY_POINT_GROUP"]
+           "load_all", "load_plugin", "get", "SECTIONS", "PLUGINS", "PLUGIN_CLAIMS", "plugin_claims",
+           "ENTRY_POINT_GROUP"]
 
 #: Entry-point group through which claim libraries (this project's paper library included)
 #: register themselves: ``[project.entry-points."softmix.claims"] NAME = "package.module"``.
@@ -276,10 +276,10 @@ def load_plugin(spec: str):
                 raise InputError(f"plugin file not found: {spec}")
             name = _plugin_module_name(key)
             mspec = importlib.util.spec_from_file_location(name, key)
-            module = importlib.util.module_from_spec(mspec)
+            module = importlib.util.module_from_spec(mspec)  # type: ignore[arg-type]  # a .py path has one
             sys.modules[name] = module
             try:
-                mspec.loader.exec_module(module)
+                mspec.loader.exec_module(module)  # type: ignore[union-attr]
             except BaseException:
                 sys.modules.pop(name, None)
                 raise

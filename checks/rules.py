@@ -22,17 +22,18 @@ Statistics by construction
 
   - :class:`ZTest` -- z-tests of estimate == predicted (two-sided or one-sided), Bonferroni over the
     entries; exact for Gaussian estimates, asymptotic (CLT) for Monte Carlo means.
-  - :class:`~softmix.checks.fits.SlopeRule` (in :mod:`softmix.checks.fits`) -- weighted least squares of log(value) on log(L) (optionally with the
-    O(1/L) remainder ``c / L`` as a third column); the Monte Carlo standard errors are taken as
-    known (no inflation) so the interval uses a normal quantile, and a chi-square goodness-of-fit
+  - :class:`~softmix.checks.fits.SlopeRule` (in :mod:`softmix.checks.fits`) -- weighted least squares of
+    log(value) on log(L) (optionally with the O(1/L) remainder ``c / L`` as a third column); the Monte Carlo standard
+    errors are taken as known (no inflation) so the interval uses a normal quantile, and a chi-square goodness-of-fit
     test with the residual degrees of freedom is kept (a misfit refutes, it does not widen).
     When the standard errors were themselves estimated from the samples, ``decide(..., se_dof=...)``
     (from :func:`mean_se_dof`) switches to the Student quantile and the F goodness of fit, with
     Welch-Satterthwaite degrees of freedom.
     With ``scale="estimated"`` the residual variance is estimated instead and the interval uses the
     Student quantile with ``n - p`` degrees of freedom.
-  - :class:`~softmix.checks.fits.InverseLRule` (in :mod:`softmix.checks.fits`) -- fit ``y(L) = a + b / L`` across prompt lengths (the known O(1/L)
-    remainder of an ``L * bias`` or ``L * MSE`` sequence) and z-test the limit ``a``.
+  - :class:`~softmix.checks.fits.InverseLRule` (in :mod:`softmix.checks.fits`) -- fit ``y(L) = a + b / L``
+    across prompt lengths (the known O(1/L) remainder of an ``L * bias`` or ``L * MSE`` sequence) and z-test the limit
+    ``a``.
   - :class:`Threshold` -- a deterministic bound (no alpha spent).
   - :class:`Residual` -- precision-derived agreement of high-precision numerics
     (``Residual(digits=d)``: agree to d digits; ``Residual(dps=p, guard=g)``: p - g digits).
@@ -49,13 +50,13 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+from typing import Any
 
 import mpmath as mpm
 import numpy as np
 from scipy import stats
 
-from .verdicts import combine as combine_verdicts
-from .verdicts import verdict_of
+from .verdicts import combine as combine_verdicts, verdict_of
 
 __all__ = ["ALPHA", "claim_alpha", "alpha_share", "alpha_accounting", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest",
            "Threshold", "combine", "z_critical", "t_critical", "zscore_test", "residual_test", "verdict_from", "fmt",
@@ -92,7 +93,7 @@ def alpha_share(share: float, label: str = ""):
 
 
 #: the root families opened by the running check, when the engine counts them (see alpha_accounting)
-_ROOTS = contextvars.ContextVar("softmix_alpha_roots", default=None)
+_ROOTS: contextvars.ContextVar[list | None] = contextvars.ContextVar("softmix_alpha_roots", default=None)
 
 
 @contextlib.contextmanager
@@ -139,7 +140,7 @@ class AlphaFamily:
             raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
         self.alpha = alpha
         self.name = name
-        self._parts: dict[str, object] = {}  # name -> float (a test) or AlphaFamily (a sub-family)
+        self._parts: dict[str, float | AlphaFamily] = {}  # name -> a test's level, or a sub-family
         roots = _ROOTS.get()
         if roots is not None and not _child:
             roots.append(self)
@@ -203,9 +204,9 @@ class AlphaFamily:
 
     def ledger(self) -> dict:
         t = self.tests()
-        out = {"family_alpha": self.alpha, "spent": float(sum(t.values())), "tests": t,
-               "rule": "Bonferroni: the tests' levels sum to at most the family's alpha, so a true claim "
-                       "is refuted with probability <= family_alpha"}
+        out: dict[str, Any] = {"family_alpha": self.alpha, "spent": float(sum(t.values())), "tests": t,
+                               "rule": "Bonferroni: the tests' levels sum to at most the family's alpha, so a true "
+                                       "claim is refuted with probability <= family_alpha"}
         if self.share is not None and self.share < 1:
             out["claim_alpha"] = ALPHA
             out["configuration_share"] = self.share
@@ -281,7 +282,8 @@ class ZTest(Rule):
     def describe(self) -> str:
         side = {"two": "two-sided", "upper": "one-sided (refute if above)", "lower": "one-sided (refute if below)"}
         m = "" if self.margin is None else (
-            f"; confirmed only if the interval half-width <= {self.margin:g}" + (" x |predicted|" if self.relative else ""))
+            f"; confirmed only if the interval half-width <= {self.margin:g}"
+            + (" x |predicted|" if self.relative else ""))
         return (f"{self.name}: {side[self.sides]} z-tests of estimate == predicted, Bonferroni over the entries, "
                 f"level {self.alpha:.3g}{m}; zero/non-finite standard error -> inconclusive")
 
@@ -415,7 +417,7 @@ class Residual(Rule):
         self.guard = int(guard)
         if self.guard < 0:
             raise ValueError(f"Residual: guard must be >= 0, got {guard!r}")
-        self.dps = int(digits) + self.guard if digits is not None else int(dps)
+        self.dps = int(digits) + self.guard if digits is not None else int(dps)  # type: ignore[arg-type]
         if self.digits < 1:
             raise ValueError(f"Residual: dps={self.dps} with guard={self.guard} leaves {self.digits} digit(s) to "
                              "check; raise dps or write Residual(digits=...)")

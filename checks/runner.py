@@ -9,8 +9,8 @@ import traceback
 
 from softmix.numerics.memo import scope as memo_scope
 
-from .jsonable import jsonable as _jsonable
 from .assumption_runs import control_failed, scope_findings
+from .jsonable import jsonable as _jsonable
 from .registry import Context, Outcome, load_all
 from .rules import alpha_accounting
 
@@ -30,7 +30,8 @@ class Result(dict):
 
         head = Outcome(self.get("verdict", "error"), self.get("evidence", {}))._repr_html_()
         ctl = "".join(f"<li>{html.escape(c['id'])}: {html.escape(c['verdict'])}"
-                      f"{' <b>(survived)</b>' if control_failed(c) else ''}</li>" for c in self.get("negative_controls", []))
+                      f"{' <b>(survived)</b>' if control_failed(c) else ''}</li>" for c in self.get("negative_controls",
+                                                                                                    []))
         return (f"<div><b>{html.escape(str(self.get('id')))}</b>: {html.escape(str(self.get('title', '')))}"
                 f"<br><i>{html.escape(str(self.get('source', '')))}</i>{head}"
                 f"<div>negative controls:<ul>{ctl}</ul></div>"
@@ -115,10 +116,12 @@ def configurations_tried(claim, params: dict, profile: str, out) -> dict:
     they are the claim's defaults), with ``drawn`` = 0 saying that nothing was drawn."""
     rows = out.evidence.get("configurations") if isinstance(out.evidence, dict) else None
     if isinstance(rows, list) and rows and all(isinstance(r, dict) and "name" in r for r in rows):
-        slim = [{"name": r["name"], "values": _jsonable(r.get("values", {})), "verdict": r.get("verdict")} for r in rows]
+        slim = [{"name": r["name"], "values": _jsonable(r.get("values", {})), "verdict": r.get("verdict")}
+                for r in rows]
         return {"drawn": sum(r["name"].startswith("drawn") for r in slim), "rows": slim}
     name = "paper" if params == claim.params(profile) else "given"
-    note = getattr(claim, "configurations_note", "") or "decided on the given configuration only (the claim draws no configurations)"
+    note = (getattr(claim, "configurations_note", "")
+            or "decided on the given configuration only (the claim draws no configurations)")
     return {"drawn": 0, "rows": [{"name": name, "values": {}, "verdict": out.verdict}], "note": note}
 
 
@@ -206,7 +209,8 @@ def _run_on(executor, jobs, claims, progress, window: int | None = None, task=No
     import collections
 
     results: dict = {}
-    queue, running = collections.deque(jobs), {}
+    queue = collections.deque(jobs)
+    running: dict = {}
     order = {cid: i for i, (cid, _) in enumerate(jobs)}
     task = task or run_claim
 
@@ -280,7 +284,7 @@ def failure_cause(exc: BaseException) -> str:
 def versions() -> dict:
     import importlib.metadata as md
 
-    out = {"python": platform.python_version()}
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for pkg in ("softmix", "sympy", "mpmath", "numpy", "scipy", "hypothesis"):
         try:
             out[pkg] = md.version(pkg)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import warnings
 
+from softmix.numerics.errors import SoftmixWarning
+
 from .verdicts import verdict_of
 
 __all__ = ["assert_claim", "assert_agrees", "assert_float64_agrees", "claim_report", "InconclusiveClaimWarning",
@@ -25,7 +27,7 @@ __all__ = ["assert_claim", "assert_agrees", "assert_float64_agrees", "claim_repo
 DEFAULT_SEED = 20261130
 
 
-class InconclusiveClaimWarning(UserWarning):
+class InconclusiveClaimWarning(SoftmixWarning):
     """:func:`assert_claim` on a claim that came back ``inconclusive`` (not a failure unless
     ``strict=True``, as with ``softmix verify``): the reason and what would settle it."""
 

@@ -7,6 +7,7 @@ L -> infinity behaviour only (delta method; remainders O(L^-2)); Monte Carlo is 
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import mpmath as mpm
 import numpy as np
@@ -83,7 +84,7 @@ def _lower_root(S: np.ndarray) -> np.ndarray:
     except np.linalg.LinAlgError:
         pass
     r = psd_sqrt(S)  # singular (degenerate component or V rows dependent on a)
-    Rf = np.linalg.qr(r.T, mode="r")
+    Rf = cast(np.ndarray, np.linalg.qr(r.T, mode="r"))  # numpy's stubs type mode="r" as QRResult
     T = Rf.T.copy()
     sg = np.where(np.diag(T) < 0, -1.0, 1.0)  # make the diagonal non-negative (column signs)
     return T * sg[None, :]

@@ -7,7 +7,7 @@ permuted; ``signature`` records the positional order used internally.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import sympy as sp
 
@@ -22,7 +22,7 @@ BACKENDS = ("numpy", "mpmath")
 class CompiledFunction:
     backend: str
     signature: tuple[str, ...]
-    fn: object
+    fn: Callable[..., Any]
     n_outputs: int
     source_hash: int
 

@@ -153,7 +153,7 @@ def memoised(namespace: str | None = None):
             key = (args, tuple(sorted(kwargs.items()))) if kwargs else args
             return current().get((ns, key), lambda: fn(*args, **kwargs))
 
-        wrapper.memo_namespace = ns
+        wrapper.memo_namespace = ns  # type: ignore[attr-defined]
         return wrapper
     return deco
 

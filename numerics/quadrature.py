@@ -8,6 +8,7 @@ and a larger rule (:func:`expect_with_error`): an estimate, not a bound.
 from __future__ import annotations
 
 import itertools
+
 import mpmath as mpm
 import numpy as np
 

@@ -329,7 +329,8 @@ def test_decay_rate_that_cannot_be_told_from_one_over_L_is_inconclusive():
     exact = decay_rate_decision(0.01, Ls, v, v * 1e-4, False, [-0.8, -0.6], 100, "rate")
     assert exact["verdict"] == "inconclusive"  # precisely 1/L: the interval contains -1
     faster = 3.0 * Ls**-1.3
-    assert decay_rate_decision(0.01, Ls, faster, faster * 1e-4, False, [-0.8, -0.6], 100, "rate")["verdict"] == "refuted"
+    fast = decay_rate_decision(0.01, Ls, faster, faster * 1e-4, False, [-0.8, -0.6], 100, "rate")
+    assert fast["verdict"] == "refuted"
     slower = 3.0 * Ls**-0.7
     slow = decay_rate_decision(0.01, Ls, slower, slower * 1e-4, False, [-0.8, -0.6], 100, "rate")
     assert slow["verdict"] == "confirmed"

@@ -187,7 +187,8 @@ def test_lattice_edges():
     assert api.combine([api.Part("n", "numeric", "verified")]) == "confirmed"
     # a certificate is a proof: verified, alone or beside passed evidence; undecided balls are inconclusive
     assert api.combine([api.part("certificate", [{"passed": True}])]) == "verified"
-    assert api.combine([api.part("certificate", [{"passed": True}]), api.part("numeric", [{"passed": True}])]) == "verified"
+    both = [api.part("certificate", [{"passed": True}]), api.part("numeric", [{"passed": True}])]
+    assert api.combine(both) == "verified"
     assert api.part("certificate", [{"passed": True}, {"passed": None}]).verdict == "inconclusive"
     assert api.part("certificate", [{"passed": False}]).verdict == "refuted"
     # settled verdicts (a configuration's, an Outcome's) may be verified

@@ -47,7 +47,7 @@ def test_scope_is_fresh_nested_and_cleared_on_exit_even_by_an_exception():
 
 
 def test_numerics_caches_live_in_the_current_memo():
-    from softmix.numerics import attention, lambdify, quadrature
+    from softmix.numerics import attention, quadrature
 
     with memo.scope() as m:
         r1 = quadrature.hermite_rule(6, 30)
@@ -124,7 +124,8 @@ def _module_memos(path: pathlib.Path):
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             target, value = node.target.id, node.value
         empty = (isinstance(value, ast.Dict) and not value.keys) or (
-            isinstance(value, ast.Call) and ast.unparse(value.func) in ("dict", "OrderedDict", "collections.OrderedDict"))
+            isinstance(value, ast.Call) and ast.unparse(value.func) in (
+                "dict", "OrderedDict", "collections.OrderedDict"))
         if target and empty and target not in _REGISTRIES:
             yield f"{path.name}:{node.lineno} {target}"
 
