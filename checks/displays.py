@@ -93,7 +93,7 @@ def extract_displays(text: str) -> list[Display]:
 
 
 _ENV = re.compile(r"\\(begin|end)\s*\{\s*(array|aligned|align\*?|gathered|split|eqnarray\*?)\s*\}")
-_COLSPEC = re.compile(r"^\s*\{[\sA-Za-z|@.]*\}")
+_COLSPEC = re.compile(r"\s*\{[\sA-Za-z|@.]*\}")
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\S")
 _TRIVIAL = {r"\,", r"\;", r"\:", r"\!", "\\ ", r"\quad", r"\qquad", "~", "&", r"\\", r"\left", r"\right",
             r"\displaystyle", r"\textstyle", r"\scriptstyle", r"\nonumber", r"\notag",
