@@ -13,7 +13,14 @@ def load_rows(ledger_files, plugins=()) -> tuple[list[dict], list[str]]:
     """Rows of every display of the given ledgers (default: the ledgers registered by the loaded
     claim libraries), after checking each ledger against its paper (fingerprints) and the claim
     registry (claim ids, derivation and check names).  Raises :class:`UsageError` (one line)."""
-    from softmix.checks.displays import LEDGERS, LedgerError, check_names, ledger_rows, load_ledger, match_displays
+    from softmix.checks.displays import (
+        LEDGERS,
+        LedgerError,
+        check_names,
+        ledger_rows,
+        load_ledger,
+        match_displays,
+    )
     from softmix.checks.registry import load_all
 
     registry = load_all(plugins)

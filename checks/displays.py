@@ -27,10 +27,30 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CLASSES", "CHECKABLE", "NEEDS", "Display", "Entry", "Ledger", "LedgerError", "LEDGERS",
-           "STATUSES", "extract_displays", "normalise", "fingerprint", "section_key", "load_ledger", "match_displays",
-           "register_ledger", "declare_checks", "decided_names", "check_names", "ledger_rows",
-           "summary", "undecided"]
+__all__ = [
+    "CHECKABLE",
+    "CLASSES",
+    "LEDGERS",
+    "NEEDS",
+    "STATUSES",
+    "Display",
+    "Entry",
+    "Ledger",
+    "LedgerError",
+    "check_names",
+    "decided_names",
+    "declare_checks",
+    "extract_displays",
+    "fingerprint",
+    "ledger_rows",
+    "load_ledger",
+    "match_displays",
+    "normalise",
+    "register_ledger",
+    "section_key",
+    "summary",
+    "undecided",
+]
 
 #: display classes; the first three can be decided by a claim
 CLASSES = ("step", "estimate", "statement", "definition", "imported", "artefact")
@@ -46,9 +66,9 @@ class LedgerError(ValueError):
 
 
 # ---- extraction ---------------------------------------------------------------------------------
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*(?=\s|$)")
-_DISPLAY = re.compile(r"\$\$(.*?)\$\$", re.S)
+_DISPLAY = re.compile(r"\$\$(.*?)\$\$", re.DOTALL)
 
 
 def section_key(heading: str) -> str:
@@ -329,7 +349,7 @@ def check_names(entries, registry: dict) -> None:
         if cid not in built:
             try:
                 built[cid] = decided_names(c)
-            except Exception as ex:  # a claim whose derivations cannot be built
+            except Exception as ex:  # noqa: BLE001 -- a claim whose derivations cannot be built
                 raise LedgerError(f"{where}: claim {cid}: derivations failed to build "
                                   f"({type(ex).__name__}: {ex})") from None
         return name in built[cid]

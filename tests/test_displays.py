@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from softmix.checks import displays as D
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,7 +18,7 @@ PAPER_LEDGER = ROOT / "checks" / "paper" / "data" / "displays.toml"
 def softmix(*args, cwd=None):
     exe = shutil.which("softmix")
     cmd = [exe] if exe else [sys.executable, "-m", "softmix"]
-    return subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=300, cwd=cwd)
+    return subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=300, cwd=cwd, check=False)
 
 
 # ---- extraction and fingerprints ----------------------------------------------------------------
