@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from .cli_common import UsageError, seed_arg as _seed
+from .cli_displays import cmd_displays as _cmd_displays
 from .cli_mutation import cmd_mutation as _cmd_mutation
 from .cli_numeric import cmd_attention as _cmd_attention, cmd_finite_prompt as _cmd_finite_prompt, cmd_risk as _cmd_risk
 from .cli_verify import (
@@ -41,6 +42,12 @@ def _verdict_options(sp, quantity):
                     help=f"with --mc: test the limit of {quantity} against VALUE (a published constant) instead of "
                          "the closed form; refuted exits 1")
     sp.add_argument("--strict", action="store_true", help="with --mc: exit 1 also when the verdict is inconclusive")
+
+
+def _cmd_coverage_or_displays(args):
+    if args.displays or args.ledger or args.undecided:
+        return _cmd_displays(args)
+    return _cmd_coverage(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,10 +95,19 @@ def build_parser() -> argparse.ArgumentParser:
                          "own machinery on every run; see docs/engine.md); a warning is printed")
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_verify)
-    sp = sub.add_parser("coverage", help="which claims decide each numbered statement of the source documents")
-    sp.add_argument("--json", help="write {\"statements\": [...]} to this file")
+    sp = sub.add_parser("coverage", help="which claims decide each numbered statement (or, with --displays, each "
+                                         "displayed formula) of the source documents")
+    sp.add_argument("--json", help="write {\"statements\": [...]} (with --displays: {\"displays\": [...]}) to this file")
+    sp.add_argument("--displays", action="store_true",
+                    help="the display ledger: every $$ display of the paper, its class (step, estimate, statement, "
+                         "definition, imported, artefact) and the claim and derivation that decide it (docs/coverage.md)")
+    sp.add_argument("--ledger", action="append", default=[], metavar="FILE.toml",
+                    help="with --displays: read this ledger (repeatable) instead of the registered ones")
+    sp.add_argument("--undecided", action="store_true",
+                    help="with --displays: list only the unchecked step and estimate displays softmix could decide, "
+                         "in priority order")
     _plugin_option(sp)
-    sp.set_defaults(fn=_cmd_coverage)
+    sp.set_defaults(fn=_cmd_coverage_or_displays)
     sp = sub.add_parser("schema", help="print the JSON schema of 'verify --json' output")
     sp.set_defaults(fn=_cmd_schema)
     sp = sub.add_parser("mutation-score", help="mutate theory/ and numerics/ and count the mutants verify kills")
