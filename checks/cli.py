@@ -97,10 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(fn=_cmd_verify)
     sp = sub.add_parser("coverage", help="which claims decide each numbered statement (or, with --displays, each "
                                          "displayed formula) of the source documents")
-    sp.add_argument("--json", help="write {\"statements\": [...]} (with --displays: {\"displays\": [...]}) to this file")
+    sp.add_argument("--json", help="write {\"statements\": [...]} (with --displays: {\"displays\": [...]}) "
+                         "to this file")
     sp.add_argument("--displays", action="store_true",
                     help="the display ledger: every $$ display of the paper, its class (step, estimate, statement, "
-                         "definition, imported, artefact) and the claim and derivation that decide it (docs/coverage.md)")
+                         "definition, imported, artefact) and the claim and derivation that decide it "
+                         "(docs/coverage.md)")
     sp.add_argument("--ledger", action="append", default=[], metavar="FILE.toml",
                     help="with --displays: read this ledger (repeatable) instead of the registered ones")
     sp.add_argument("--undecided", action="store_true",

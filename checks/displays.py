@@ -101,7 +101,9 @@ def extract_displays(text: str) -> list[Display]:
     heading above it, :func:`section_key`; ``""`` before the first heading), its ordinal within
     that section and its :func:`fingerprint`."""
     heads = [(m.start(), section_key(m.group(1))) for m in _HEADING.finditer(text)]
-    out, counts, hi, section = [], {}, 0, ""
+    out: list = []
+    counts: dict = {}
+    hi, section = 0, ""
     for m in _DISPLAY.finditer(text):
         while hi < len(heads) and heads[hi][0] < m.start():
             section = heads[hi][1]
@@ -135,7 +137,7 @@ def normalise(tex: str) -> str:
                 pos = spec.end()
     pieces.append(tex[pos:])
     toks = [t for t in _TOKEN.findall("".join(pieces)) if t not in _TRIVIAL and not _SIZES.match(t)]
-    out = []
+    out: list[str] = []
     for t in toks:
         if out and re.match(r"\\[A-Za-z]+$", out[-1]) and t[:1].isalpha():
             out.append(" ")  # keep \alpha x distinct from \alphax
@@ -376,7 +378,7 @@ def ledger_rows(pairs) -> list[dict]:
 def summary(rows: list[dict]) -> dict:
     """Counts per class, per status, and per (class, status); ``checkable_decided`` is the share of
     step and estimate displays that are decided."""
-    out = {"total": len(rows), "class": {c: 0 for c in CLASSES}, "status": {s: 0 for s in STATUSES},
+    out: dict = {"total": len(rows), "class": {c: 0 for c in CLASSES}, "status": {s: 0 for s in STATUSES},
            "class_status": {}}
     for r in rows:
         out["class"][r["class"]] += 1

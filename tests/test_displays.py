@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from softmix.checks import displays as D
 
 ROOT = Path(__file__).resolve().parents[1]
