@@ -48,8 +48,8 @@ from .statement_kinds import (
 
 __all__ = ["bound_claim", "CONTROLS", "certify_box"]
 
-CONTROLS = {"tightened-bound": "rhs lowered by the smallest gap rhs - lhs over the drawn points plus 10^-ceil(digits/2) "
-                               "of its size: the bound made to fail at the worst drawn point"}
+CONTROLS = {"tightened-bound": "rhs lowered by the smallest gap rhs - lhs over the drawn points plus "
+                               "10^-ceil(digits/2) of its size: the bound made to fail at the worst drawn point"}
 
 
 def _call(f, values: dict, m, takes_m: bool):
@@ -152,8 +152,8 @@ def _certificate(lhs, rhs, box, p, strict) -> Part:
         row["note"] = ("not certified within the budget: the drawn points alone decide (confirmed at best); a bound "
                        "tight at a point is usually not certified by plain interval arithmetic")
     return Part("certificate", "certificate", verdict, [row],
-                "mpmath.iv interval arithmetic on a subdivision of the box: sup lhs <= inf rhs on every cell proves the "
-                "bound on the box; inf lhs > sup rhs on a cell refutes it")
+                "mpmath.iv interval arithmetic on a subdivision of the box: sup lhs <= inf rhs on every cell "
+                "proves the bound on the box; inf lhs > sup rhs on a cell refutes it")
 
 
 def _declare(id, lhs, rhs, over, certify, at, assume):

@@ -24,6 +24,7 @@ import math
 import mpmath as mpm
 
 from softmix.numerics.errors import InputError
+from softmix.numerics.memo import remember
 
 from .api import outcome, part
 from .rules import Residual
@@ -48,9 +49,14 @@ CONTROLS = {
 
 
 def _side(f, values: dict, dps: int):
-    with mpm.workdps(dps):
-        v = f(**{k: to_mpf(x) for k, x in values.items()}) if callable(f) else f
-        return +to_mpf(v)
+    """``f`` at the point ``values`` and ``dps`` digits; remembered in the run's memo (the controls reuse it)."""
+    def make():
+        with mpm.workdps(dps):
+            v = f(**{k: to_mpf(x) for k, x in values.items()}) if callable(f) else f
+            return +to_mpf(v)
+
+    key = (id(f), tuple(sorted((k, str(v)) for k, v in values.items())), int(dps))
+    return remember("kind_constant.side", key, make)
 
 
 def _shift(variant, digits: int) -> int | None:

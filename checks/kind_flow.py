@@ -47,7 +47,8 @@ from .statement_kinds import (
 
 __all__ = ["flow_claim", "CONTROLS", "flow_rate"]
 
-CONTROLS = {"shifted-point": "the stated point moved by max(1, |point|) / 8 in a rational direction drawn from the seed",
+CONTROLS = {"shifted-point": "the stated point moved by max(1, |point|) / 8 in a rational direction drawn from the "
+                             "seed",
             "doubled-rate": "the stated convergence rate doubled"}
 
 
@@ -176,7 +177,7 @@ def _declare(id, field, point, rate, margin, over, at, assume):
     where = f"flow_claim {id}"
     if not callable(field):
         raise InputError(f"{where}: field(x, **values) must be a function returning the flow's components")
-    if rate is not None and not callable(rate) and not (isinstance(rate, (int, float)) and rate > 0):
+    if rate is not None and not callable(rate) and not _positive_number(rate):
         raise InputError(f"{where}: rate must be a positive number (or a function of the values), got {rate!r}")
     if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 < margin < 0.5:
         raise InputError(f"{where}: margin must lie in (0, 1/2) (a doubled rate must fall outside it), got {margin!r}")
@@ -199,6 +200,13 @@ def _declare(id, field, point, rate, margin, over, at, assume):
     except Exception as e:
         raise InputError(f"{where}: point or field cannot be evaluated: {type(e).__name__}: {e}") from None
     return objects, box, given, sym is not None
+
+
+def _positive_number(x) -> bool:
+    try:
+        return not isinstance(x, bool) and math.isfinite(float(x)) and float(x) > 0
+    except (TypeError, ValueError):
+        return False
 
 
 def flow_claim(id, *, field, point, rate=None, margin: float = 0.05, over=None, at: dict | None = None,

@@ -216,7 +216,8 @@ def _controls(fam, derived, stated, objects, id):
     except InputError:
         raise
     except Exception as e:
-        raise InputError(f"{where}: derived or stated failed on the declared symbols: {type(e).__name__}: {e}") from None
+        raise InputError(f"{where}: derived or stated failed on the declared symbols: {type(e).__name__}: "
+                         f"{e}") from None
     controls, not_built = {}, {}
     rule = Residual(digits=20)
     rnd = random.Random(1)

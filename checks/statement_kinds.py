@@ -151,8 +151,8 @@ def point_assumptions(assume, where: str) -> tuple:
     out = []
     for a in items:
         if not isinstance(a, Assumption) or a._holds is None:
-            raise InputError(f"{where}: an assumption here is a softmix.Assumption(name, text, holds=predicate(values), "
-                             f"violate=...) on the point's values, got {a!r}")
+            raise InputError(f"{where}: an assumption here is a softmix.Assumption(name, text, "
+                             f"holds=predicate(values), violate=...) on the point's values, got {a!r}")
         out.append(a)
     if len({a.name for a in out}) != len(out):
         raise InputError(f"{where}: an assumption is declared twice")
