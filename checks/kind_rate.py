@@ -143,10 +143,9 @@ def rate_claim(id, *, simulate, lengths, replicates: int = 2000, rate=None, limi
         if skipped:
             extra["skipped_points"] = skipped
         reasons = [r["reason"] for r in rows if r.get("reason")]
-        if any(r["verdict"] == "inconclusive" for r in rows):
-            settle = [r.get("samples_to_settle") for r in rows if r.get("samples_to_settle")]
-            extra["to_settle"] = (f"about {max(settle)} replicates per prompt length" if settle else
-                                  "more prompt lengths or replicates") + (f" ({reasons[0]})" if reasons else "")
+        undecided = [r for r in rows if r["verdict"] == "inconclusive"]
+        if undecided and not any(r.get("samples_to_settle") for r in undecided):  # else the rows say how many
+            extra["to_settle"] = "more prompt lengths or replicates" + (f" ({reasons[0]})" if reasons else "")
         return outcome(part("monte-carlo", rows), **extra)
 
     Params = params_type(id, "rate", [("lengths", list[int], _default(lengths)), ("replicates", int, replicates),

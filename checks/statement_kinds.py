@@ -178,7 +178,7 @@ def register_kind(*, id, check, Params, controls: dict, prose, statement: str, t
     claim(id=id, title=title or f"{kind} statement {id}", source=source or "user statement", controls=controls,
           section="user", kind=kind, statement=statement, assumptions=tuple(prose), params=Params,
           configurations_note=note, derivations=derivations, register=register)(check)
-    c = check.claim  # type: ignore[attr-defined]
+    c = check.claim
     if stated_fn is not None:
         c.check.__wrapped__ = stated_fn
     return c

@@ -130,6 +130,7 @@ if TYPE_CHECKING:
         part as part,
     )
     from softmix.checks.assumptions import Assumption as Assumption
+    from softmix.checks.configurations import Draws as Draws
     from softmix.checks.fits import InverseLRule as InverseLRule, SlopeRule as SlopeRule
     from softmix.checks.kind_bound import bound_claim as bound_claim
     from softmix.checks.kind_constant import constant_claim as constant_claim
@@ -163,6 +164,7 @@ if TYPE_CHECKING:
         ZTest as ZTest,
     )
     from softmix.checks.runner import Result as Result, run_claim as run_claim, run_claims as run_claims
+    from softmix.checks.verdicts import combine_control as combine_control, verdict_of as verdict_of
     from softmix.numerics.attention import (
         gates as gates,
         gates_mp as gates_mp,
@@ -212,7 +214,7 @@ __all__ = [
     "rate_claim", "flow_claim", "Assumption", "Part", "part", "decide", "combine",
     "outcome", "LATTICE", "Residual", "Float64Agreement", "ZTest", "Bound", "Threshold", "AlphaFamily", "SlopeRule",
     "InverseLRule", "configs", "NonNegative", "Positive", "Covariance", "Exact", "Real", "Derivation", "run_claims",
-    "Result",
+    "Result", "Draws", "verdict_of", "combine_control",
 ]
 
 
