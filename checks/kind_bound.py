@@ -35,6 +35,7 @@ from softmix.numerics.errors import InputError
 from .api import Part, outcome, part
 from .rules import Bound
 from .statement_kinds import (
+    DRAWN_NOTE,
     accepts,
     check_box,
     draw_points,
@@ -220,8 +221,7 @@ def bound_claim(id, *, lhs, rhs, over, points: int = 32, certify: bool = False, 
         source=source, statement=statement_of(lhs, f"{getattr(lhs, '__name__', 'lhs')} {'<' if strict else '<='} "
                                                    f"{getattr(rhs, '__name__', 'rhs')}"),
         kind="certificate" if certify else "numeric", register=register, stated_fn=rhs,
-        note="the points are drawn inside the check from the seed (ctx.stream('points', i)), filtered by the "
-             "declared assumptions")
+        note=DRAWN_NOTE, profiles={"full": {"points": 4 * points}})
 
 
 def _check_params(p) -> None:

@@ -29,6 +29,7 @@ from softmix.numerics.memo import remember
 from .api import outcome, part
 from .rules import Residual
 from .statement_kinds import (
+    DRAWN_NOTE,
     check_box,
     draw_points,
     dropped_controls,
@@ -134,7 +135,8 @@ def constant_claim(id, *, value, reference, digits: int = 30, over=None, at: dic
         id=id, check=check, Params=Params, controls=controls, prose=[a.describe() for a in objects], title=title,
         source=source, statement=statement_of(value, f"the constant equals its reference to {digits} digits"),
         kind="numeric", register=register, stated_fn=value if callable(value) else None,
-        note="" if box is not None else "one constant: no configuration is drawn (nothing to draw)")
+        note=DRAWN_NOTE if box is not None else "one constant: no configuration is drawn (nothing to draw)",
+        profiles={"full": {"draws": draws + 2}} if box is not None else None)
 
 
 def _check_params(p) -> None:

@@ -35,6 +35,7 @@ from softmix.numerics.errors import InputError
 from .api import Part, outcome, part
 from .rules import Residual
 from .statement_kinds import (
+    DRAWN_NOTE,
     check_box,
     draw_points,
     dropped_controls,
@@ -254,7 +255,8 @@ def flow_claim(id, *, field, point, rate=None, margin: float = 0.05, over=None, 
         source=source, statement=statement_of(field, "point is a stationary point of dx/dt = field(x)" +
                                               (" and the flow converges to it at the stated rate" if rate else "")),
         kind="symbolic" if symbolic else "numeric", register=register, stated_fn=field,
-        note="" if box is not None else "decided on the given values only (no over= to draw from)")
+        note=DRAWN_NOTE if box is not None else "decided on the given values only (no over= to draw from)",
+        profiles={"full": {"draws": draws + 2}} if box is not None else None)
 
 
 def _check_params(p) -> None:

@@ -279,7 +279,7 @@ def identity_claim(id, *, derived, stated, symbols, assume=(), title: str = "", 
         id=id, check=check, Params=Params, controls=controls, prose=prose, title=title, source=source,
         statement=statement_of(stated, f"{getattr(derived, '__name__', 'derived')} = "
                                        f"{getattr(stated, '__name__', 'stated')} (an identity of SymPy expressions)"),
-        kind="symbolic", register=register, stated_fn=stated,
+        kind="symbolic", register=register, stated_fn=stated, profiles={"full": {"points": 3 * points}},
         note="an identity of symbols: decided at random rational points of the family (from the seed) and by "
              "simplification, not on drawn configurations",
         derivations=lambda: [Derivation(name=id, source=source or id, derived=_sides(derived, stated, ns0, where)[0],

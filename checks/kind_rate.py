@@ -36,7 +36,15 @@ from softmix.numerics.errors import InputError
 from .api import outcome, part
 from .fits import InverseLRule, SlopeRule, mean_se_dof
 from .rules import AlphaFamily
-from .statement_kinds import check_box, draw_points, dropped_controls, params_type, point_assumptions, register_kind
+from .statement_kinds import (
+    DRAWN_NOTE,
+    check_box,
+    draw_points,
+    dropped_controls,
+    params_type,
+    point_assumptions,
+    register_kind,
+)
 
 __all__ = ["rate_claim", "CONTROLS", "SHIFT"]
 
@@ -155,7 +163,9 @@ def rate_claim(id, *, simulate, lengths, replicates: int = 2000, rate=None, limi
         id=id, check=check, Params=Params, controls=controls, prose=[a.describe() for a in objects], title=title,
         source=source, statement=(simulate.__doc__ or "").strip().split("\n")[0] or
         f"the mean of simulate(rng, L, n) has {what} in L", kind="monte-carlo", register=register,
-        stated_fn=simulate, note="" if box is not None else "decided on the given values only (no over= to draw from)")
+        stated_fn=simulate,
+        note=DRAWN_NOTE if box is not None else "decided on the given values only (no over= to draw from)",
+        profiles={"full": {"replicates": 4 * replicates, "draws": draws + 2 if box is not None else draws}})
 
 
 def _default(lengths):

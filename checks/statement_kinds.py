@@ -42,8 +42,12 @@ from .assumption_runs import admissible
 from .assumptions import Assumption, control_id
 from .registry import Control
 
-__all__ = ["register_kind", "point_assumptions", "dropped_controls", "draw_points", "perturb_expr", "PERTURBATIONS",
-           "to_mpf", "exact", "check_box", "statement_of", "accepts"]
+#: the note of a kind whose points are drawn inside its check (``softmix verify`` shows it under configurations)
+DRAWN_NOTE = ("points drawn inside the check from the seed (ctx.stream('points', i)) and filtered by the declared "
+              "assumptions: each is a row of the evidence")
+
+__all__ = ["register_kind", "DRAWN_NOTE", "params_type", "point_assumptions", "dropped_controls", "draw_points",
+           "perturb_expr", "PERTURBATIONS", "to_mpf", "exact", "check_box", "statement_of", "accepts"]
 
 #: perturbations of a stated expression (automatic negative controls of the symbolic kinds)
 PERTURBATIONS = {
@@ -168,7 +172,7 @@ def dropped_controls(assumptions, what: str) -> dict:
 
 
 def register_kind(*, id, check, Params, controls: dict, prose, statement: str, title: str, source: str, kind: str,
-                  register: bool, note: str, derivations=None, stated_fn=None):
+                  register: bool, note: str, derivations=None, stated_fn=None, profiles: dict | None = None):
     """Register (or, ``register=False``, only build) the claim of a statement kind: ``check(p, ctx)`` decides
     it, ``Params`` is its parameter dataclass (precision, sample sizes: what ``--config`` may change)."""
     check.__annotations__ = {"p": Params}
@@ -177,7 +181,7 @@ def register_kind(*, id, check, Params, controls: dict, prose, statement: str, t
         check.__qualname__ = getattr(stated_fn, "__qualname__", "stated")
     claim(id=id, title=title or f"{kind} statement {id}", source=source or "user statement", controls=controls,
           section="user", kind=kind, statement=statement, assumptions=tuple(prose), params=Params,
-          configurations_note=note, derivations=derivations, register=register)(check)
+          configurations_note=note, derivations=derivations, register=register, profiles=profiles)(check)
     c = check.claim
     if stated_fn is not None:
         c.check.__wrapped__ = stated_fn
