@@ -11,8 +11,10 @@ of a quantity whose mean ``y(L)`` the statement is about, at prompt length ``L``
   fit, ``confirmed`` only when the interval's half-width is at most ``margin`` (default 0.1), else
   ``inconclusive`` with the replicates that would settle it;
 * ``limit=`` (``y(L) -> a``): :class:`~softmix.checks.fits.InverseLRule` -- ``a + b / L`` fitted, ``a``
-  z-tested, chi-square fit with three lengths or more; half-width at most ``limit_margin`` (default a tenth
-  of ``|limit|``);
+  z-tested, chi-square fit with three lengths or more, the standard errors scaled so that the normal
+  quantile becomes the Student quantile of the limit's Welch-Satterthwaite degrees of freedom (they are
+  estimated from the replicates; ``mc_verdict._student_factor``); half-width at most ``limit_margin``
+  (default a tenth of ``|limit|``);
 * alpha: one :class:`~softmix.checks.rules.AlphaFamily` (the claim's family-wise level, or its
   configuration's share), split equally over the tests (points x statements);
 * points: the given values ``at=`` and ``draws`` points drawn by ``over=`` (a box or ``draw(rng) -> dict``),
@@ -35,6 +37,7 @@ from softmix.numerics.errors import InputError
 
 from .api import outcome, part
 from .fits import InverseLRule, SlopeRule, mean_se_dof
+from .mc_verdict import _student_factor
 from .rules import AlphaFamily
 from .statement_kinds import (
     DRAWN_NOTE,
@@ -95,9 +98,12 @@ def _tests(ctx, decl, p, name, values, fam, k):
         lim = _stat(decl["limit"], values)
         lm = decl["limit_margin"] if decl["limit_margin"] is not None else abs(lim) / 10
         target = lim + (SHIFT * lm if ctx.variant == "wrong-limit" else 0.0)
-        rule2 = InverseLRule(fam.take(f"{name}:limit", k), margin=lm, name="limit (a + b/L)")
-        dec = rule2.decide(Ls, means, ses, target, n_samples=p.replicates)
-        rows.append({"point": name, "values": shown, "statement": f"lim y(L) = {target:g}", **data, **dec})
+        a = fam.take(f"{name}:limit", k)
+        q, nu = _student_factor(Ls, ses, dofs, a)  # estimated standard errors: Student's quantile, not the normal's
+        rule2 = InverseLRule(a, margin=lm, name="limit (a + b/L)")
+        dec = rule2.decide(Ls, means, [s * q for s in ses], target, n_samples=p.replicates)
+        rows.append({"point": name, "values": shown, "statement": f"lim y(L) = {target:g}", **data, **dec,
+                     "se_inflation": q, "limit_dof": nu})
     return rows
 
 
