@@ -23,6 +23,7 @@ import sympy as sp
 from .attention import normalized_attention_atomic, softmax_attention_derived
 from .derivation import Derivation
 from .mixtures import SymbolicMixture, cgf, gradient, hessian, matrix_symbols, vector_symbols
+from .variants import variants
 
 __all__ = [
     "std_normal_expectation_1d", "gauss_exp_quadratic_1d_derivation",
@@ -400,6 +401,7 @@ def zfb_moment_derivation(d: int = 2) -> Derivation:
                       derived, sp.expand(zfb_second_moment_stated(Lam, N)), ("x_i ~ N(0, Lam)", "w ~ N(0, I_d)"))
 
 
+@variants("dropped-trace", "infinite-N")
 def zfb_minimiser_derivation(d: int = 2, variant: str | None = None) -> Derivation:
     """Stationarity of the derived loss (linear system grad_A L = 0, solved by SymPy) against
     A* = Gamma_N^{-1} (stated).  Diagonal Lam keeps the solve cheap; the loss is strictly convex
@@ -419,6 +421,7 @@ def zfb_minimiser_derivation(d: int = 2, variant: str | None = None) -> Derivati
                       ("Lam diagonal (w.l.o.g. by rotation)",))
 
 
+@variants("dropped-trace", "infinite-N")
 def zfb_min_loss_derivation(d: int = 2, variant: str | None = None) -> Derivation:
     lam = sp.symbols(f"l1:{d + 1}", positive=True)
     Lam = sp.diag(*lam)
