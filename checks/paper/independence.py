@@ -6,12 +6,6 @@ package (a claim that already set its own line keeps it).
 from __future__ import annotations
 
 INDEPENDENCE = {
-    # Section 2 / App. A
-    "prop-2.1": "derived side: gradient of the mixture CGF (SymPy) and the definition by quadrature; stated side: eq. (2) gates x affine experts; shared: nothing",
-    "prop-2.1-shared": "derived side: eq. (2) (proven from the MGF in prop-2.1); stated side: eq. (3) with shared G; shared: the gate softmax helper",
-    "bb-lemma-2.1": "derived side: CGF gradient of one Gaussian and quadrature of the definition; stated side: V(m + G U z); shared: nothing",
-    "prop-a.1": "derived side: normalised attention on atoms / tanh-sinh quadrature of the definition; stated side: query-gated mixture of component maps; shared: nothing",
-    "linear-fixed-proportions": "derived side: second moment from the Hessian of the MGF; stated side: sum_k pi_k V (G_k + m_k m_k^T) U z; shared: nothing",
     # finite prompts
     "fp-lln": "derived side: simulated finite prompts (sampling code); stated side: infinite-prompt limit V grad Lambda(a) (float64, cross-checked at 30 digits); shared: the mixture parser",
     "fp-bias": "derived side: simulated finite prompts; stated side: rho V (grad Lambda(a) - grad Lambda(2a)) from the CGF (float64 and mpmath paths must agree); shared: the mixture parser",
