@@ -125,18 +125,22 @@ def decide_one(d, seed: int, digits: int = 30) -> tuple[str, dict]:
     return remember("api.decide_one", key, make)
 
 
-def decide(derivations, ctx: Context, *, name: str = "symbolic", digits: int = 30) -> Part:
+def decide(derivations, ctx: Context, *, name: str = "symbolic", digits: int = 30, kind: str = "symbolic") -> Part:
     """Decide a list of :class:`softmix.theory.derivation.Derivation` (the one helper for every
     claim; see :func:`decide_one`).  The random points come from ``ctx.stream("symbolic-points",
     derivation name)``: they depend on (seed, claim, derivation name), not on the control, so a
     control is searched at the claim's points.  ``verified`` when all are proven, ``refuted`` when
-    one has a counterexample, ``unproven`` otherwise (an empty list too)."""
+    one has a counterexample, ``unproven`` otherwise (an empty list too).
+
+    ``kind="lemma"``: the derivations are lemmas of a statement that other parts decide (a rate
+    decided by Monte Carlo, say): a refuted lemma refutes the claim, but the part is evidence, not a
+    proof of the statement, so it cannot make the claim ``verified``."""
     rows = []
     for d in derivations:
         seed = int(ctx.stream("symbolic-points", d.name).integers(0, 10**6))
         status, info = decide_one(d, seed, digits)
         rows.append({"derivation": d.name, "status": status, **info})
-    return Part(name, "symbolic", verdict_of(rows, "symbolic") if rows else "unproven", rows,
+    return Part(name, kind, verdict_of(rows, "symbolic") if rows else "unproven", rows,
                 f"derived - stated simplifies to 0 (proven); a random rational point with relative residual "
                 f"above 10^(5 - {digits}) at {digits} digits (refuted)")
 

@@ -32,7 +32,7 @@ __all__ = [
     "query_averaged_constant_stated", "l1_error_derivation", "l1_bound_value",
     "regression_prediction", "regression_risk_derived", "regression_risk_stated", "regression_risk_derivation",
     "regression_flow", "conservation_derivation", "balanced_limit", "balanced_limit_derivation",
-    "posterior_mean_derived", "atomic_attention_stated", "denoising_derivation",
+    "posterior_mean_derived", "posterior_mean_values", "atomic_attention_stated", "denoising_derivation",
     "zfb_second_moment_derived", "zfb_second_moment_stated", "zfb_loss", "zfb_gamma", "zfb_moment_derivation",
     "zfb_minimiser_derivation", "zfb_min_loss_derivation", "gaussian_fourth_moment",
 ]
@@ -297,6 +297,17 @@ def posterior_mean_derived(means, weights, z, sigma):
         num += p * l * m
     den = sp.Add(*[p * l for p, l in zip(weights, lik)])
     return num / den
+
+
+def posterior_mean_values(means, weights, queries, sigma2, digits: int = 30) -> list:
+    """:func:`posterior_mean_derived` at numeric inputs read as exact rationals (floats exactly as
+    stored, ``sigma2`` as its decimal), evaluated at ``digits`` digits: one list of floats per query."""
+    R = lambda x: sp.Rational(repr(float(x)))
+    ms = [sp.Matrix([R(x) for x in m]) for m in means]
+    ws = [R(x) for x in weights]
+    sig = sp.sqrt(sp.Rational(str(sigma2)))
+    return [[float(sp.N(v, digits)) for v in posterior_mean_derived(ms, ws, sp.Matrix([R(x) for x in z]), sig)]
+            for z in queries]
 
 
 def atomic_attention_stated(means, weights, z, U, V):
