@@ -154,11 +154,17 @@ def _large_scores_case(ctx, K, dps):
         stated = to_mp(_stated_21(ctx, sym_mixture(mix), _R(U), _R(V), _R(z)), dps)
         return [compare(rule, stated, ref, **keys),
                 compare(rule, NA.softmax_attention_mp(mix, U, V, z, dps=dps), ref, **keys, path="production mpmath"),
-                {**keys, "path": "production float64",
-                 **f64rule.decide(mpm.matrix([mpm.mpf(float(x)) - r for x, r in zip(f64, ref)]),
-                                  max(abs(r) for r in ref))},
-                {**keys, "path": "production float64 gates vs gates_mp",
-                 **f64rule.decide(mpm.matrix([mpm.mpf(float(x)) - g for x, g in zip(g64, gmp)]), 1)}]
+                {**keys, "path": "production float64", **_float64_row(f64rule, f64, ref, max(abs(r) for r in ref))},
+                {**keys, "path": "production float64 gates vs gates_mp", **_float64_row(f64rule, g64, gmp, 1)}]
+
+
+def _float64_row(rule, values, reference, scale) -> dict:
+    """``rule`` on a float64 result against a finite high-precision reference; a non-finite result
+    there is an overflow of the production path (a failure, not an undecidable row)."""
+    if not np.all(np.isfinite(values)):
+        return {"passed": False, "verdict": "refuted", "rule": rule.describe(),
+                "reason": "non-finite float64 value where the exact value is finite (overflow in the gates)"}
+    return rule.decide(mpm.matrix([mpm.mpf(float(x)) - r for x, r in zip(values, reference)]), scale)
 
 
 # ---- prop-2.1-shared ------------------------------------------------------------------------
