@@ -17,6 +17,7 @@ import numpy as np
 import sympy as sp
 
 from softmix.numerics import beyond as NB
+from softmix.numerics.memo import remember
 from softmix.numerics.precision import exact_floats, workdps
 from softmix.theory import beyond as TB
 
@@ -179,7 +180,7 @@ def _zfb_closed_form_rows(Lam_s, Lam, Ns):
     d = len(Lam)
     N_ = sp.Symbol("N", positive=True)
     Ag = sp.Matrix(d, d, lambda i, j: sp.Rational(2 * i - 3 * j + 1, 7))
-    loss = sp.expand(TB.zfb_loss(Lam_s, N_, Ag))
+    loss = remember("beyond.zfb-loss", str(Lam_s.tolist()), lambda: sp.expand(TB.zfb_loss(Lam_s, N_, Ag)))
     rows = []
     for N in Ns:
         g_err = np.max(np.abs(NB.zfb_gamma(Lam, N) - np.array(TB.zfb_gamma(Lam_s, sp.Integer(N)).tolist(), float)))
@@ -221,8 +222,8 @@ def zfb_linear_flow(p: ZFB, ctx):
     and the query integrated exactly): the loss at the stated fixed point is the stated minimum,
     the loss at A = I the closed form (z-tests, Bonferroni)."""
     variant = next((v for v in ("dropped-trace", "infinite-N") if ctx.control(v)), None)
-    derivs = [TB.zfb_moment_derivation(2), TB.zfb_minimiser_derivation(2, variant),
-              TB.zfb_min_loss_derivation(2, variant)]
+    derivs = remember("beyond.zfb-derivations", variant, lambda: [  # built once per run and variant
+        TB.zfb_moment_derivation(2), TB.zfb_minimiser_derivation(2, variant), TB.zfb_min_loss_derivation(2, variant)])
     Lam_s = exact_matrix(p.Lambda)
     Lam = np.array(Lam_s.tolist(), float)
     d = len(Lam)
