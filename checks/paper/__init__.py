@@ -18,7 +18,8 @@ module per section of the paper, each section's ball-arithmetic certificates bes
   (``softmix coverage``).
 * :mod:`.display_ledger` -- the ledger of every displayed formula (``data/displays.toml``,
   ``softmix coverage --displays``).
-* :mod:`.beyond` -- the predecessor and neighbouring results.
+* :mod:`.query_averaged_rate`, :mod:`.beyond_concentration`, :mod:`.beyond_regression`,
+  :mod:`.beyond_denoising` -- the predecessor and neighbouring results (section ``beyond``).
 """
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ register_section("certificates", "ball-arithmetic certificates (python-flint)")
 
 #: modules in display order
 MODULES = ("attention", "finite_prompt", "finite_prompt_risk", "lda", "lda_landscape", "lda_dynamics", "lda_finite_prompt",
-           "lda_appendix", "denoising", "denoising_appendix", "beyond", "lda_certificates", "denoising_certificates",
+           "lda_appendix", "denoising", "denoising_appendix", "query_averaged_rate", "beyond_concentration",
+           "beyond_regression", "beyond_denoising", "lda_certificates", "denoising_certificates",
            "finite_prompt_certificates")
 
 for _m in MODULES:

@@ -6,12 +6,6 @@ package (a claim that already set its own line keeps it).
 from __future__ import annotations
 
 INDEPENDENCE = {
-    # Section 2 / App. A
-    "prop-2.1": "derived side: gradient of the mixture CGF (SymPy) and the definition by quadrature; stated side: eq. (2) gates x affine experts; shared: nothing",
-    "prop-2.1-shared": "derived side: eq. (2) (proven from the MGF in prop-2.1); stated side: eq. (3) with shared G; shared: the gate softmax helper",
-    "bb-lemma-2.1": "derived side: CGF gradient of one Gaussian and quadrature of the definition; stated side: V(m + G U z); shared: nothing",
-    "prop-a.1": "derived side: normalised attention on atoms / tanh-sinh quadrature of the definition; stated side: query-gated mixture of component maps; shared: nothing",
-    "linear-fixed-proportions": "derived side: second moment from the Hessian of the MGF; stated side: sum_k pi_k V (G_k + m_k m_k^T) U z; shared: nothing",
     # finite prompts
     "fp-lln": "derived side: simulated finite prompts (sampling code); stated side: infinite-prompt limit V grad Lambda(a) (float64, cross-checked at 30 digits); shared: the mixture parser",
     "fp-bias": "derived side: simulated finite prompts; stated side: rho V (grad Lambda(a) - grad Lambda(2a)) from the CGF (float64 and mpmath paths must agree); shared: the mixture parser",
@@ -61,12 +55,6 @@ INDEPENDENCE = {
     "prop-4.4": "derived side: residual two-head attention (SymPy) and Monte Carlo finite prompts; stated side: f*; shared: nothing",
     "fig-2": "derived side: online SGD of two heads; stated side: the Bayes risk and the linear baseline; shared: the risk code",
     "fig-3": "derived side: iterated Bayes denoiser on samples; stated side: strong/weak separation behaviour of Fig. 3; shared: the denoiser",
-    # beyond
-    "fp-query-averaged-rate": "derived side: simulated finite prompts averaged over queries; stated side: 1/L and L^(-1/(2 lambda)) rates; shared: nothing",
-    "bb-prop-3.1": "derived side: simulated output concentration; stated side: the predecessor's bound c1 sigma^6 ln L / L^(c2/sigma^2); shared: nothing",
-    "bb-thm-5.1": "derived side: integrated gradient flow and exact risk; stated side: R(A, b), conserved ||A||_F^2 - b^2, balanced limit; shared: nothing",
-    "smart-2025-mixture": "derived side: attention on an atomic prompt by simulation; stated side: the Bayes posterior mean; shared: nothing",
-    "zfb-linear-flow": "derived side: integrated linear-attention flow and Monte Carlo loss; stated side: Gamma_N^-1 and the minimal loss; shared: nothing",
     # certificates
     "cert-thm-3.5-normal-hessian": "derived side: ball-arithmetic (python-flint) enclosure of the normal Hessian; stated side: positivity; shared: nothing",
     "cert-lemma-b.32-coercivity": "derived side: ball-arithmetic enclosure of the reduced risk on boxes; stated side: the coercivity constant; shared: nothing",
