@@ -124,7 +124,8 @@ def _tail_bound(B, Ba, ma, pa, c, ms, s, edges):
     for k in range(2):
         for i in range(2):
             other = sum(((ma[k][j] ** 2 + s * s) for j in range(2) if j != i), arb(0))
-            for a_, b_ in (((B.to_arb(edges[i][-1]) - ma[k][i]) / s, None), (None, (B.to_arb(edges[i][0]) - ma[k][i]) / s)):
+            for a_, b_ in (((B.to_arb(edges[i][-1]) - ma[k][i]) / s, None), (None,
+                                                                             (B.to_arb(edges[i][0]) - ma[k][i]) / s)):
                 e2 = B.poly2_mass(ma[k][i] ** 2, 2 * ma[k][i] * s, s * s, a_, b_)
                 tail += pa[k] * (al * e2 + (al * other + be) * B.normal_mass(a_, b_))
     return tail
@@ -143,7 +144,8 @@ def _box_sums(B, resid, mass1, pa, edges, n):
             mu = sum((pa[k] * mass1[k][0][j0] * mass1[k][1][j1] for k in range(2)), arb(0))
             lower += lo_f * mu
             upper += up_f * mu
-            rows.append({"box": [[str(edges[0][j0]), str(edges[0][j0 + 1])], [str(edges[1][j1]), str(edges[1][j1 + 1])]],
+            rows.append({"box": [[str(edges[0][j0]), str(edges[0][j0 + 1])], [str(edges[1][j1]),
+                                                                              str(edges[1][j1 + 1])]],
                          "inf_integrand_ge": lo_f.str(6, radius=False), "mass": mu.str(6, radius=True),
                          "_contrib": float((lo_f * mu).mid()), "_pos": bool(lo_f > 0)})
     return lower, upper, rows
@@ -201,7 +203,8 @@ def linear_gap_certificate(means, weights, gamma, xi, grid: int = 96, half_width
         upper = upper + tail
         clean = lambda r: {k: v for k, v in r.items() if not k.startswith("_")}
         return {"prec": int(prec), "A_star": [[str(x) for x in r] for r in Aq], "denoiser_f_star": denoiser,
-                ("A_star_minus_Gamma_Sinv" if denoiser == "bayes" else "A_star_minus_W"): [[str(x) for x in r] for r in Bm],
+                ("A_star_minus_Gamma_Sinv" if denoiser == "bayes" else "A_star_minus_W"):
+                    [[str(x) for x in r] for r in Bm],
                 "grid": f"{n} x {n} boxes on {[[str(e[0]), str(e[-1])] for e in edges]}", "n_boxes": n * n,
                 "tail_bound_outside_grid": B.fmt(tail, 6), "masses_partition_the_line": partition_ok,
                 "lower_bound": B.fmt(lower, 15), "upper_bound": B.fmt(upper, 15),
@@ -278,7 +281,8 @@ def u_lambda_certificate(lam, prec: int = 128, n_init: int = 8, power: int = 2) 
         d0 = _positive_below(lam2)
         with mpm.workdps(60):
             l2m = mpm.mpf(lam2.numerator) / lam2.denominator
-            r = mpm.findroot(lambda u: mpm.tanh(l2m * u) - u, (mpm.mpf(d0.numerator) / d0.denominator, 1), solver="anderson")
+            r = mpm.findroot(lambda u: mpm.tanh(l2m * u) - u, (mpm.mpf(d0.numerator) / d0.denominator, 1),
+                             solver="anderson")
         rq = Fraction(mpm.nstr(r, 50))
         eps = Fraction(1, 2 ** (int(prec) - 28))
         lo, hi = rq - eps, rq + eps
@@ -289,11 +293,13 @@ def u_lambda_certificate(lam, prec: int = 128, n_init: int = 8, power: int = 2) 
         rq = Fraction(round(float(rq) * 2 ** 24), 2 ** 24)  # simple centre for the partition points
         near = B.cover_sign(dH, rq - eta, rq + eta, -1, n_init=n_init)  # H' < 0 near the root
         left = B.cover_sign(H, d0, rq - eta, +1, df=dH, n_init=n_init)  # H > 0
-        right = B.cover_sign(H, rq + eta, 1, -1, df=dH, n_init=n_init) if rq + eta < 1 else {"status": True, "boxes": []}
+        right = B.cover_sign(H, rq + eta, 1, -1, df=dH, n_init=n_init) if rq + eta < 1 else {"status": True,
+                                                                                             "boxes": []}
         status = bool(ex_lo and ex_hi and near["status"] is True and left["status"] is True and right["status"] is True)
         enclosure = B.hull(lo, hi)
         return {"prec": int(prec), "lambda": str(lam), "slope_used_for_lambda^2": f"lambda^{power} = {lam2}",
-                "enclosure": B.ends(enclosure, 40), "enclosure_ball": B.fmt(enclosure, 40), "enclosure_width": str(hi - lo),
+                "enclosure": B.ends(enclosure, 40), "enclosure_ball": B.fmt(enclosure,
+                                                                            40), "enclosure_width": str(hi - lo),
                 "H(lo)>0": ex_lo, "H(hi)<0": ex_hi, "H(lo)": H(B.to_arb(lo)).str(8), "H(hi)": H(B.to_arb(hi)).str(8),
                 "near_zero": {"interval": ["0", str(d0)], "argument": "tanh x >= x - x^3/3 for x >= 0, so H(u) >= u "
                               f"(lambda^2 - 1 - lambda^6 u^2/3) > 0 since lambda^6 d0^2 = {lam2 ** 3 * d0 * d0} < "
@@ -336,7 +342,8 @@ def contraction_certificate(lam, margin=0, near_zero="1/8", prec: int = 96, n_in
                                                                              else None)
         return {"prec": int(prec), "lambda": str(lam), "gain_multiplying_u": f"{gain} = {lam2}", "margin": str(margin),
                 "near_zero": {"interval": ["0", str(d0)], "applies": near_ok,
-                              "argument": "tanh x < x for x > 0, hence tanh(lambda^2 u) < lambda^2 u <= u when lambda <= 1"},
+                              "argument": "tanh x < x for x > 0, hence tanh(lambda^2 u) < lambda^2 u <= u when "
+                                          "lambda <= 1"},
                 "compact_piece": {"interval": [str(d0), str(top)], "certified": "tanh(lambda^2 u) - u + margin < 0",
                                   **cover_evidence(res, 10)},
                 "tail": f"u >= {top}: tanh(lambda^2 u) < 1 <= u - margin", "probe_near_zero": probe, "status": status,

@@ -22,8 +22,7 @@ import mpmath as mpm
 import numpy as np
 
 from .attention import softmax_attention_mp
-from .denoising import (DenoisingTask, bayes_denoiser, bayes_denoiser_mp, gh_nodes, head_outputs,
-                        heads_loss_grad)
+from .denoising import DenoisingTask, bayes_denoiser, bayes_denoiser_mp, gh_nodes, head_outputs, heads_loss_grad
 from .memo import remember
 from .precision import to_mpf, workdps
 
@@ -175,7 +174,8 @@ def trainer_consistency(task: DenoisingTask, H: int, rng) -> dict:
                      "grad_max_abs_error_vs_central_differences": g_err, "grad_tolerance": g_tol,
                      "passed": bool(loss_ok and g_err <= g_tol)})
     mom = _moments_row(task)
-    return {"gh_moments": mom, "loss_and_gradient": rows, "passed": bool(mom["passed"] and all(r["passed"] for r in rows)),
+    return {"gh_moments": mom, "loss_and_gradient": rows,
+            "passed": bool(mom["passed"] and all(r["passed"] for r in rows)),
             "rule": "Gauss-Hermite moments of mu_Z exact to 1e-12; loss == head_outputs loss to 1e-12 relative; "
                     "gradient == central differences (step 1e-5) to 1e-6 x max(1, |grad|)"}
 

@@ -6,8 +6,6 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import mpmath as mpm
 import numpy as np
 import sympy as sp
@@ -38,7 +36,7 @@ def _accepted(over: dict) -> bool:
         return False
 
 
-def _domain_row() -> dict:
+def task_domain_row() -> dict:
     """The model's parameter domain as the task constructor enforces it (positive weights, gamma >= 0,
     xi > 0, two distinct means of one dimension): every boundary value outside is refused with an input
     error, the admissible extremes accepted."""
@@ -66,7 +64,8 @@ def _conditioning_rows(t: DenoisingTask, ctx, dropped_offset: bool) -> list:
             ff = bayes_denoiser(t, np.array([[float(v) for v in q]]))[0]
             worst_f = max(worst_f, max(abs(float(ff[i]) - float(f[i])) for i in range(d)))
             scale_f = max(scale_f, max(abs(float(f[i])) for i in range(d)))
-    return [{"check": "conditioning (SymPy) == eq. (10) (mpmath, 40 digits)", **Residual(dps=40).decide(worst, scale=10)},
+    return [{"check": "conditioning (SymPy) == eq. (10) (mpmath, 40 digits)", **Residual(dps=40).decide(worst,
+                                                                                                        scale=10)},
             {"check": "numerics.denoising.bayes_denoiser (float64) == the 40-digit eq. (10)",
              **Residual(dps=16, guard=4).decide(worst_f, scale=scale_f)}]
 
@@ -88,7 +87,7 @@ def prop_c_1(p: TaskParams, ctx):
         [TD.prop_c1_derivation(), TD.tweedie_derivation(), TD.attention_display_derivation()]
     t = task(p)
     rows = _conditioning_rows(t, ctx, dropped) if t.d <= 4 else []
-    rows.append(_domain_row())
+    rows.append(task_domain_row())
     return [decide(derivs, ctx), part("numeric", rows)]
 
 
@@ -165,8 +164,8 @@ def _eq11_residual(t: DenoisingTask, ctx):
             sc = [mpm.log(to_mpf(pk)) + mpm.fsum(to_mpf(a) * b for a, b in zip(m, z)) / s
                   for pk, m in ((t.pi1, t.m1), (1 - t.pi1, t.m2))]
             b1 = 1 / (1 + mpm.exp(sc[1] - sc[0]))
-            g = [to_mpf(t.gamma**2 / t.s) * z[i] + to_mpf(t.xi**2 / t.s) * (b1 * to_mpf(t.m1[i]) + (1 - b1) * to_mpf(t.m2[i]))
-                 for i in range(t.d)]
+            c, a = to_mpf(t.gamma**2 / t.s), to_mpf(t.xi**2 / t.s)
+            g = [c * z[i] + a * (b1 * to_mpf(t.m1[i]) + (1 - b1) * to_mpf(t.m2[i])) for i in range(t.d)]
             worst = max(worst, max(abs(f[i] - g[i]) for i in range(t.d)))
     return worst
 
@@ -191,5 +190,6 @@ def eq_11(p: TaskParams, ctx):
     families = part("symbolic", [{"check": "the symbolic families are what they are said to be", **fam,
                                   "passed": True if fam["passed"] else None}], name="symbolic families")
     tt = t.with_(m2=[v * 2 for v in t.m2]) if unequal else t
-    row = {"check": "eq. (11) == eq. (10) at the task, 40 digits", **Residual(dps=40).decide(_eq11_residual(tt, ctx), scale=10)}
+    row = {"check": "eq. (11) == eq. (10) at the task, 40 digits", **Residual(dps=40).decide(_eq11_residual(tt, ctx),
+                                                                                             scale=10)}
     return [decide([TD.eq11_derivation(equal_norm=not unequal)], ctx), families, part("numeric", [row])]

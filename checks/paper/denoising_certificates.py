@@ -14,8 +14,7 @@ from fractions import Fraction
 
 import mpmath as mpm
 
-from softmix.numerics import denoising_certificates as NC
-from softmix.numerics.denoising import u_lambda
+from softmix.numerics import denoising as ND, denoising_certificates as NC
 from softmix.numerics.memo import remember
 
 from .. import configs as C
@@ -71,8 +70,8 @@ def _gap_status(B, cert, thr, mp_value):
                  "R(A*) - R(f*) = E||A* Z - f*(Z)||^2 > 0",
        independence="derived side: ball-arithmetic enclosure of the linear-attention excess risk; stated side: a "
                     "strictly positive gap; rigour: the bounds contain the mpmath 1-D reduction; shared: nothing",
-       configurations_note="certifies one stated constant (the Fig. 2 setting's risk gap); the general gap is thm-4.1 / "
-                           "prop-c.6, decided on drawn tasks",
+       configurations_note="certifies one stated constant (the Fig. 2 setting's risk gap); the general gap is "
+                           "thm-4.1 / prop-c.6, decided on drawn tasks",
        assumptions=("xi > 0", "two components with equal norms", "Gamma = gamma^2 I"),
        profiles={"full": {"grid": 192, "prec": 96}},
        controls={"shifted-threshold": "claim the excess risk exceeds 1.5 x its high-precision value",
@@ -125,7 +124,7 @@ def _u_rigour(p: ULambdaParams, cert) -> tuple:
     """The enclosure contains numerics' bisection root; the cover boxes contain H (mpmath)."""
     from softmix.numerics import balls as B
 
-    r = u_lambda(Fraction(str(p.lam)), 50)
+    r = ND.u_lambda(Fraction(str(p.lam)), 50)
     with B.precision(int(cert["prec"])), mpm.workdps(60):
         root = NC.ball_contains(B.hull(cert["_lo"], cert["_hi"]), r["u"], r["width"])
     H_mp = lambda l2, u: mpm.tanh(l2 * u) - u
@@ -162,7 +161,8 @@ def cert_u_lambda(p: ULambdaParams, ctx):
         return _no_flint(e)
     status = None
     if cert["uniqueness_and_existence_certified"]:
-        status = True if a < cert["_lo"] and cert["_hi"] < b else (False if cert["_hi"] < a or b < cert["_lo"] else None)
+        inside, outside = a < cert["_lo"] and cert["_hi"] < b, cert["_hi"] < a or b < cert["_lo"]
+        status = True if inside else (False if outside else None)
     if False in [root] + [x["contains_f_at_ends_and_midpoint"] for x in boxes]:
         status = False
     return _cert_part(status, statement=f"u = tanh(lambda^2 u) has exactly one positive root u_lambda, and u_lambda "
@@ -197,8 +197,8 @@ def _draw_contraction(rng, p, i):
        assumptions=("lambda <= 1",),
        controls={"shifted-threshold": "claim tanh(u) < u - 1e-3 for all u > 0 (fails near 0)",
                  "above-threshold": "the same statement at lambda = 1.05 > 1 (fails on (0, u_lambda))",
-                 "slope-2-lambda": "wrong quantity: lambda^2 computed as 2 lambda (the map u -> tanh(2u) at lambda = 1), "
-                                   "statement and margin 0 kept"},
+                 "slope-2-lambda": "wrong quantity: lambda^2 computed as 2 lambda (the map u -> tanh(2u) at "
+                                   "lambda = 1), statement and margin 0 kept"},
        configurations=Draws(_draw_contraction))
 def cert_contraction(p: ContractionParams, ctx):
     margin = Fraction(1, 1000) if ctx.control("shifted-threshold") else Fraction(0)

@@ -53,13 +53,15 @@ def _midpoint_rows(lam: Fraction, finals) -> list:
         tr = u_iterates(1.0, 0.9, 10**6)
         ns = [10**3, 10**4, 10**5, 10**6]
         vals = [n * tr[n] ** 2 for n in ns]
-        rows.append({"check": "n u_n^2 -> 3/2 at lambda = 1", "n_u_n_squared": {str(k): round(v, 6) for k, v in zip(ns, vals)},
+        rows.append({"check": "n u_n^2 -> 3/2 at lambda = 1", "n_u_n_squared": {str(k): round(v, 6) for k,
+                                                                                v in zip(ns, vals)},
                      "passed": bool(abs(vals[-1] - 1.5) < 1e-2 and abs(vals[-1] - 1.5) < abs(vals[0] - 1.5))})
     elif lam_f < 1:
         n_ratio = int(min(400, 125 / -math.log10(lam_f)))  # before lambda^(2n) underflows
         tr = u_iterates(lam_f, 0.9, n_ratio)
         ratio = tr[-1] / tr[-2]
-        rows.append({"check": "geometric ratio lambda^2", "ratio_iterations": n_ratio, "geometric_ratio": f"{ratio:.10g}",
+        rows.append({"check": "geometric ratio lambda^2", "ratio_iterations": n_ratio,
+                     "geometric_ratio": f"{ratio:.10g}",
                      "predicted_ratio_lambda2": f"{lam_f ** 2:.10g}", "passed": abs(ratio - lam_f**2) < 1e-6})
     try:
         u_lambda(lam, 30)
@@ -79,7 +81,8 @@ def _clustering_rows(lam: Fraction, u0s, finals) -> list:
         dF = mpm.diff(lambda u: mpm.tanh(to_mpf(lam) ** 2 * u), r["u"])
     ul = float(r["u"])
     signs_ok = all((np.sign(f) == np.sign(u)) and abs(abs(f) - ul) < 1e-10 for f, u in zip(finals, u0s))
-    return [{"check": "bisection root == limit of u <- tanh(lambda^2 u)", **it, **Residual(dps=50, guard=0).decide(res_it)},
+    return [{"check": "bisection root == limit of u <- tanh(lambda^2 u)", **it, **Residual(dps=50,
+                                                                                           guard=0).decide(res_it)},
             {"check": "F'(u_lambda) == mpmath.diff", "value": mpm.nstr(dF, 20),
              **Residual(dps=50, guard=10).decide(r["F_prime"] - dF)},
             {"check": "enclosure H(lo) > 0 > H(hi), width < 1e-52; F' < 1; orbits -> sign(u0) u_lambda",
@@ -97,7 +100,8 @@ def _large_lambda_row() -> dict:
         u = u_lambda(L, 50)["u"]
         with workdps(60):
             ok &= bool(abs(u - mpm.mpf(fixed_point_by_iteration(L)["u"])) < mpm.mpf(10) ** -50)
-        big.append({"lambda": L, "one_minus_u": mpm.nstr(1 - u, 8), "2exp(-2lambda^2)": mpm.nstr(2 * mpm.exp(-2 * L * L), 8)})
+        big.append({"lambda": L, "one_minus_u": mpm.nstr(1 - u, 8),
+                    "2exp(-2lambda^2)": mpm.nstr(2 * mpm.exp(-2 * L * L), 8)})
     mono = all(to_mpf(a["one_minus_u"]) > to_mpf(b["one_minus_u"]) for a, b in zip(big, big[1:]))
     return {"check": "u_lambda -> 1 as lambda -> oo", "large_lambda": big, "passed": bool(ok and mono)}
 
@@ -149,7 +153,8 @@ def _regime(t: DenoisingTask, label: str, iterations: int, swap: bool):
     err = float(np.abs(ZT - pred).max())
     row = {"regime": label, "xi": str(t.xi), "lambda": lam, "max_deviation_from_prediction": err, "passed": err < 1e-6,
            "distinct_limits": [list(q) for q in sorted({(round(a, 6), round(b, 6)) for a, b in ZT})]}
-    fig = {"title": f"fig-3 ({label} separation, lambda = {lam:.2f}): starts and limits", "xlabel": "z_1", "ylabel": "z_2",
+    fig = {"title": f"fig-3 ({label} separation, lambda = {lam:.2f}): starts and limits", "xlabel": "z_1",
+           "ylabel": "z_2",
            "series": [{"label": "starting points", "x": Z0[:, 0].tolist(), "y": Z0[:, 1].tolist(), "style": "scatter"},
                       {"label": "limits", "x": ZT[:, 0].tolist(), "y": ZT[:, 1].tolist(), "style": "scatter"}]}
     return row, fig
@@ -158,7 +163,8 @@ def _regime(t: DenoisingTask, label: str, iterations: int, swap: bool):
 @claim(id="fig-3", title="Iterated Bayes denoiser under strong and weak separation (Fig. 3)",
        source=f"{SOURCE}, Fig. 3 / Sec. 4.3", section=SECTION, kind="experiment",
        statement="m1 = -m2 = (0, 3), gamma = 0: strong separation (xi = 2, lambda = 1.5) gives two limits "
-                 "c +- u_lambda delta by half-space; weak separation (xi = 4, lambda = 0.75) collapses to the midpoint.",
+                 "c +- u_lambda delta by half-space; weak separation (xi = 4, lambda = 0.75) collapses to the "
+                 "midpoint.",
        independence="derived side: iterated Bayes denoiser on a grid of starts; stated side: strong/weak separation "
                     "behaviour of Fig. 3; shared: the denoiser",
        configurations_note="specific to the paper's configuration: reproduces Fig. 3 (m1 = -m2 = (0, 3), gamma = 0, "

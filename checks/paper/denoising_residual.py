@@ -14,9 +14,9 @@ import mpmath as mpm
 import numpy as np
 import sympy as sp
 
+from softmix.numerics import denoising as ND
 from softmix.numerics.attention import softmax_attention_mp
-from softmix.numerics.denoising import (DenoisingTask, bayes_denoiser, bayes_denoiser_mp, residual_architecture_output,
-                                        residual_architecture_params)
+from softmix.numerics.denoising import DenoisingTask, bayes_denoiser, bayes_denoiser_mp
 from softmix.numerics.denoising_references import random_equal_norm_task, rational_queries
 from softmix.numerics.finite_prompt import finite_prompt_constants
 from softmix.numerics.precision import to_mpf, workdps
@@ -29,9 +29,10 @@ from ..rules import AlphaFamily, Residual
 from .denoising_setting import SECTION, SOURCE, TaskParams, sym_task, task, violated
 
 _TYPO = {"kind": "typo", "where": "Prop. 4.4 display (Sec. 4.4)",
-         "detail": "The display writes W_out(T^res_{U1,V1}[mu](z)) but W_out = (I_d, -2a I_d) is d x 2d; App. C.8 applies "
-                   "it to the concatenation (T^res_{U1,V1}; T^res_{U2,V2}).  Read literally (W_out's first block on "
-                   "T^res_1 only) the output is (1+a) z + a sum beta_k m_k != f* (control 'main-text-display')."}
+         "detail": "The display writes W_out(T^res_{U1,V1}[mu](z)) but W_out = (I_d, -2a I_d) is d x 2d; App. C.8 "
+                   "applies it to the concatenation (T^res_{U1,V1}; T^res_{U2,V2}).  Read literally (W_out's first "
+                   "block on T^res_1 only) the output is (1+a) z + a sum beta_k m_k != f* (control "
+                   "'main-text-display')."}
 
 
 @dataclass
@@ -65,7 +66,7 @@ def _task_outputs(tk: DenoisingTask, z, literal: bool):
         res1 = zz + softmax_attention_mp(tk.noisy_mixture(), U1, V1, z, 50)
         out = res1 if literal else res1 - 2 * to_mpf(tk.xi**2 / tk.s) * zz  # U2 = V2 = 0: T^res_2 = z
     W_lit = np.hstack([np.eye(d), np.zeros((d, d))]) if literal else None
-    return out, residual_architecture_output(tk, np.array([[float(v) for v in z]]), W_out=W_lit)[0]
+    return out, ND.residual_architecture_output(tk, np.array([[float(v) for v in z]]), W_out=W_lit)[0]
 
 
 def _property_rows(t: DenoisingTask, p: ResidualParams, ctx, unequal: bool, literal: bool) -> list:
@@ -87,21 +88,24 @@ def _property_rows(t: DenoisingTask, p: ResidualParams, ctx, unequal: bool, lite
             scale_f = max(scale_f, max(abs(float(f[j])) for j in range(tk.d)))
     return [{"check": "architecture == f* over the tasks (50 digits)", "tasks": p.n_tasks + 1,
              "worst_task": worst_task.to_params(), **Residual(dps=50).decide(worst, scale=10)},
-            {"check": "numerics' float64 architecture == the 50-digit f*", **Residual(dps=16, guard=4).decide(worst_f, scale=scale_f)}]
+            {"check": "numerics' float64 architecture == the 50-digit f*", **Residual(dps=16,
+                                                                                      guard=4).decide(worst_f,
+                                                                                                      scale=scale_f)}]
 
 
 def _finite_prompt_row(t: DenoisingTask, p: ResidualParams, ctx, literal: bool) -> dict:
     """f_L = W_out (z + T_1[mu_hat_L](z); z) is affine in T_1 with weight W_out's first block (the identity):
     head 1's finite-prompt constants apply; errors against f*(z), the claim's whole alpha."""
     z = np.array([1.0] + [0.5] * (t.d - 1))
-    (U1, V1), _h2, W = residual_architecture_params(t.gamma, t.xi, t.d)
+    (U1, V1), _h2, W = ND.residual_architecture_params(t.gamma, t.xi, t.d)
     if literal:
         W = np.hstack([np.eye(t.d), np.zeros((t.d, t.d))])
     limit = bayes_denoiser(t, z[None])[0] - (W[:, :t.d] + W[:, t.d:]) @ z
     fam = AlphaFamily()
     mix = t.noisy_mixture()
     st = finite_prompt_study(mix, U1, V1, z, p.Ls, p.replicates, int(ctx.stream("mc").integers(2**62)), limit=limit,
-                             constants=finite_prompt_constants(mix, U1, V1, z), family=fam.sub("finite-prompt-study", 1.0))
+                             constants=finite_prompt_constants(mix, U1, V1, z), family=fam.sub("finite-prompt-study",
+                                                                                               1.0))
     v = st["verdict"]
     return {"check": "finite prompts: L^-1/2 convergence with the notes' constants", "study": st, "alpha": fam.ledger(),
             "verdict": v, "passed": {"confirmed": True, "refuted": False}.get(v)}

@@ -29,6 +29,13 @@ class TaskParams:
     xi: Exact = 2
     pi1: Exact = "1/2"
 
+    def __post_init__(self):  # --config values: an inadmissible task is refused before any work
+        from fractions import Fraction
+
+        if Fraction(str(self.gamma)) < 0:
+            raise ValueError(f"gamma must be non-negative, got {self.gamma}")
+        task(self)
+
 
 @dataclass
 class DegenerateTaskParams(TaskParams):
@@ -63,4 +70,5 @@ def draw_task(equal_norms: bool, gamma_zero: bool = False, dims=(2, 3), gamma_ne
 
 def violated(reason: str) -> dict:
     """A row that cannot decide: the configuration breaks an assumption of the statement."""
-    return {"passed": None, "assumption_violated": reason, "reason": f"the configuration breaks an assumption ({reason})"}
+    return {"passed": None, "assumption_violated": reason,
+            "reason": f"the configuration breaks an assumption ({reason})"}

@@ -12,11 +12,25 @@ import mpmath as mpm
 import numpy as np
 import sympy as sp
 
-from softmix.numerics.denoising import (DenoisingTask, bayes_denoiser, bayes_denoiser_mp, best_linear_map_mp,
-                                        excess_risk_heads, gh_nodes, head_outputs, linear_excess_risk_mp,
-                                        paper_two_heads, sgd_heads)
-from softmix.numerics.denoising_references import (heads_residual_mp, linear_risk_tensor_gh, random_equal_norm_task,
-                                                   rational_queries, trainer_consistency)
+from softmix.numerics.denoising import (
+    DenoisingTask,
+    bayes_denoiser,
+    bayes_denoiser_mp,
+    best_linear_map_mp,
+    excess_risk_heads,
+    gh_nodes,
+    head_outputs,
+    linear_excess_risk_mp,
+    paper_two_heads,
+    sgd_heads,
+)
+from softmix.numerics.denoising_references import (
+    heads_residual_mp,
+    linear_risk_tensor_gh,
+    random_equal_norm_task,
+    rational_queries,
+    trainer_consistency,
+)
 from softmix.numerics.precision import to_mpf, workdps
 from softmix.theory import denoising as TD
 
@@ -65,11 +79,13 @@ def _linear_gap_rows(t: DenoisingTask) -> list:
         agree = abs(val - val_gh)
         gap_ok = bool(val > 100 * (err + err_gh + agree) and agree <= 2 * err_gh + mpm.mpf(10) ** -17 * val)
     gap = {"check": "linear gap R(A*) - R(f*) > 0", "value": mpm.nstr(val, 25),
-           "error_estimate": mpm.nstr(max(err, mpm.mpf(10) ** (-dps + 3)), 3), "gauss_hermite_60_vs_84": mpm.nstr(val_gh, 15),
+           "error_estimate": mpm.nstr(max(err, mpm.mpf(10) ** (-dps + 3)),
+                                      3), "gauss_hermite_60_vs_84": mpm.nstr(val_gh, 15),
            "gh_difference": mpm.nstr(err_gh, 3), "vs_quad": mpm.nstr(agree, 3), "passed": gap_ok,
            "rule": "value > 100 x (errors + disagreement) and |GH - quad| <= 2 x GH estimate + 1e-17 x value"}
     ref, e_ref = linear_risk_tensor_gh(t, best_linear_map_mp(t, 30), 40, refine=True)
-    return [gap, {"check": "linear excess risk == tensor Gauss-Hermite of the definition", **tensor_agreement(val, ref, e_ref)}]
+    return [gap, {"check": "linear excess risk == tensor Gauss-Hermite of the definition",
+                  **tensor_agreement(val, ref, e_ref)}]
 
 
 @claim(id="thm-4.1", title="Two softmax heads realise the Bayes denoiser; one head iff gamma^2 = xi^2; linear gap",
@@ -90,7 +106,8 @@ def thm_4_1(p: TaskParams, ctx):
         return part("numeric", [violated(bad)])
     qs = rational_queries(ctx.stream("z"), t.d, 4)
     rule = Residual(dps=50)
-    rows = [{"check": "two heads == f* (50 digits)", **rule.decide(heads_residual_mp(t, two_heads_exact(t), qs, 50), scale=10)}]
+    rows = [{"check": "two heads == f* (50 digits)", **rule.decide(heads_residual_mp(t, two_heads_exact(t), qs, 50),
+                                                                   scale=10)}]
     tb = t if ctx.control("one-head-at-config") else t.with_(gamma=t.xi)
     S = sp.eye(t.d) * (2 * sym_task(t)[3] ** 2)
     r1 = heads_residual_mp(tb, [(S.inv(), sp.eye(t.d) / 2)], qs, 50)
