@@ -34,6 +34,8 @@ class TaskParams:
 
         if Fraction(str(self.gamma)) < 0:
             raise ValueError(f"gamma must be non-negative, got {self.gamma}")
+        if not 0 < Fraction(str(self.pi1)) < 1:
+            raise ValueError(f"pi1 must be a proportion in (0, 1), got {self.pi1}")
         task(self)
 
 
