@@ -417,7 +417,8 @@ def draws(check):
 
 reg = load_all(())
 print(json.dumps({"n": len(reg), "bare": [cid for cid, c in sorted(reg.items())
-                                          if not draws(c.check) and not c.configurations_note]}))
+                                          if not draws(c.check) and getattr(c, "configurations", None) is None
+                                          and not c.configurations_note]}))
 """
 
 
