@@ -100,10 +100,10 @@ def heads_residual_mp(task: DenoisingTask, heads, queries, dps: int = 50):
     with workdps(dps):
         hs = [(_mp_matrix(U, dps), _mp_matrix(V, dps)) for U, V in heads]
         for z in queries:
-            out = None
-            for U, V in hs:
-                o = softmax_attention_mp(mix, U, V, z, dps)
-                out = o if out is None else out + o
+            outs = [softmax_attention_mp(mix, U, V, z, dps) for U, V in hs]
+            out = outs[0]
+            for o in outs[1:]:
+                out = out + o
             f = bayes_denoiser_mp(task, z, dps)
             worst = max(worst, max(abs(out[i] - f[i]) for i in range(task.d)))
     return worst
