@@ -70,6 +70,14 @@ def _conditioning_rows(t: DenoisingTask, ctx, dropped_offset: bool) -> list:
              **Residual(dps=16, guard=4).decide(worst_f, scale=scale_f)}]
 
 
+def c1_derivations(offset: bool = True) -> list:
+    """Eq. (10) by conditioning, Tweedie's formula and the attention display (without the offsets: the
+    control's eq. (10) alone)."""
+    if not offset:
+        return [TD.prop_c1_derivation(offset=False)]
+    return [TD.prop_c1_derivation(), TD.tweedie_derivation(), TD.attention_display_derivation()]
+
+
 @claim(id="prop-c.1", title="Bayes denoiser of a Gaussian mixture (eq. (10)) and its attention analogue",
        source=f"{SOURCE}, Prop. C.1, eq. (10), Sec. 4.1 display", section=SECTION, kind="symbolic",
        statement="E[X|Z=z] = Gamma S^-1 z + xi^2 S^-1 sum_k beta_k(z) m_k with beta_k the posterior probabilities; "
@@ -80,15 +88,13 @@ def _conditioning_rows(t: DenoisingTask, ctx, dropped_offset: bool) -> list:
        assumptions=("X ~ sum_k pi_k N(m_k, Gamma)", "Z = X + N(0, xi^2 I) independent", "S = Gamma + xi^2 I"),
        controls={"dropped-offset": "eq. (10) without the offsets -m_k^T S^-1 m_k / 2 (generic means)"},
        configurations=Draws(draw_task(equal_norms=False)),
-       derivations=lambda: [TD.prop_c1_derivation(), TD.tweedie_derivation(), TD.attention_display_derivation()])
+       derivations=c1_derivations)
 def prop_c_1(p: TaskParams, ctx):
     dropped = ctx.control("dropped-offset")
-    derivs = [TD.prop_c1_derivation(offset=False)] if dropped else \
-        [TD.prop_c1_derivation(), TD.tweedie_derivation(), TD.attention_display_derivation()]
     t = task(p)
     rows = _conditioning_rows(t, ctx, dropped) if t.d <= 4 else []
     rows.append(task_domain_row())
-    return [decide(derivs, ctx), part("numeric", rows)]
+    return [decide(c1_derivations(offset=not dropped), ctx), part("numeric", rows)]
 
 
 # ---- remark-c.2 ------------------------------------------------------------------------------------
@@ -180,7 +186,7 @@ def _eq11_residual(t: DenoisingTask, ctx):
        assumptions=("Gamma = gamma^2 I", "||m1|| = ||m2||"),
        controls={"unequal-norms": "drop ||m1|| = ||m2|| (m2 scaled by 2 / generic unequal norms)"},
        configurations=Draws(draw_task(equal_norms=True)),
-       derivations=lambda: [TD.eq11_derivation()])
+       derivations=lambda: [TD.eq11_derivation()])  # the check: the same, equal_norm=False in the control
 def eq_11(p: TaskParams, ctx):
     t = task(p)
     unequal = ctx.control("unequal-norms")
