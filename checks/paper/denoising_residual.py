@@ -95,7 +95,7 @@ def _property_rows(t: DenoisingTask, p: ResidualParams, ctx, unequal: bool, lite
 
 def _finite_prompt_row(t: DenoisingTask, p: ResidualParams, ctx, literal: bool) -> dict:
     """f_L = W_out (z + T_1[mu_hat_L](z); z) is affine in T_1 with weight W_out's first block (the identity):
-    head 1's finite-prompt constants apply; errors against f*(z), the claim's whole alpha."""
+    head 1's finite-prompt constants apply (docs/finite-prompt.md); errors against f*(z), the claim's whole alpha."""
     z = np.array([1.0] + [0.5] * (t.d - 1))
     (U1, V1), _h2, W = ND.residual_architecture_params(t.gamma, t.xi, t.d)
     if literal:
@@ -107,16 +107,16 @@ def _finite_prompt_row(t: DenoisingTask, p: ResidualParams, ctx, literal: bool) 
                              constants=finite_prompt_constants(mix, U1, V1, z), family=fam.sub("finite-prompt-study",
                                                                                                1.0))
     v = st["verdict"]
-    return {"check": "finite prompts: L^-1/2 convergence with the notes' constants", "study": st, "alpha": fam.ledger(),
-            "verdict": v, "passed": {"confirmed": True, "refuted": False}.get(v)}
+    return {"check": "finite prompts: bias and MSE constants of docs/finite-prompt.md", "study": st,
+            "alpha": fam.ledger(), "verdict": v, "passed": {"confirmed": True, "refuted": False}.get(v)}
 
 
 @claim(id="prop-4.4", title="Residual two-head attention denoises in context with task-independent weights",
        source=f"{SOURCE}, Prop. 4.4 (App. C.8)", section=SECTION, kind="symbolic",
        statement="W_out (T^res_{U1,V1}[mu_Z^tau](z); T^res_{U2,V2}[mu_Z^tau](z)) = E[X | Z = z, tau] for every "
                  "admissible task tau = (m1, m2, pi1), with U1 = S^-1, V1 = a I, U2 = V2 = 0, W_out = (I, -2a I), "
-                 "a = xi^2/(gamma^2+xi^2); with L-token prompts the output converges at rate L^-1/2 with the notes' "
-                 "constants.",
+                 "a = xi^2/(gamma^2+xi^2); with L-token prompts the output converges at rate L^-1/2 with the "
+                 "finite-prompt constants (docs/finite-prompt.md).",
        independence="derived side: residual two-head attention (SymPy, mpmath 50 digits, numerics' float64 "
                     "architecture) and Monte Carlo finite prompts; stated side: f*; shared: nothing",
        configurations_note="the check itself draws n_tasks admissible tasks (equal norms, d = 2 and 3, pi1 != 1/2) and "
