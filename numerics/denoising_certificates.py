@@ -124,8 +124,8 @@ def _tail_bound(B, Ba, ma, pa, c, ms, s, edges):
     for k in range(2):
         for i in range(2):
             other = sum(((ma[k][j] ** 2 + s * s) for j in range(2) if j != i), arb(0))
-            for a_, b_ in (((B.to_arb(edges[i][-1]) - ma[k][i]) / s, None), (None,
-                                                                             (B.to_arb(edges[i][0]) - ma[k][i]) / s)):
+            above, below = (B.to_arb(edges[i][-1]) - ma[k][i]) / s, (B.to_arb(edges[i][0]) - ma[k][i]) / s
+            for a_, b_ in ((above, None), (None, below)):
                 e2 = B.poly2_mass(ma[k][i] ** 2, 2 * ma[k][i] * s, s * s, a_, b_)
                 tail += pa[k] * (al * e2 + (al * other + be) * B.normal_mass(a_, b_))
     return tail
@@ -144,8 +144,8 @@ def _box_sums(B, resid, mass1, pa, edges, n):
             mu = sum((pa[k] * mass1[k][0][j0] * mass1[k][1][j1] for k in range(2)), arb(0))
             lower += lo_f * mu
             upper += up_f * mu
-            rows.append({"box": [[str(edges[0][j0]), str(edges[0][j0 + 1])], [str(edges[1][j1]),
-                                                                              str(edges[1][j1 + 1])]],
+            box = [[str(edges[0][j0]), str(edges[0][j0 + 1])], [str(edges[1][j1]), str(edges[1][j1 + 1])]]
+            rows.append({"box": box,
                          "inf_integrand_ge": lo_f.str(6, radius=False), "mass": mu.str(6, radius=True),
                          "_contrib": float((lo_f * mu).mid()), "_pos": bool(lo_f > 0)})
     return lower, upper, rows
@@ -298,8 +298,8 @@ def u_lambda_certificate(lam, prec: int = 128, n_init: int = 8, power: int = 2) 
         status = bool(ex_lo and ex_hi and near["status"] is True and left["status"] is True and right["status"] is True)
         enclosure = B.hull(lo, hi)
         return {"prec": int(prec), "lambda": str(lam), "slope_used_for_lambda^2": f"lambda^{power} = {lam2}",
-                "enclosure": B.ends(enclosure, 40), "enclosure_ball": B.fmt(enclosure,
-                                                                            40), "enclosure_width": str(hi - lo),
+                "enclosure": B.ends(enclosure, 40), "enclosure_ball": B.fmt(enclosure, 40),
+                "enclosure_width": str(hi - lo),
                 "H(lo)>0": ex_lo, "H(hi)<0": ex_hi, "H(lo)": H(B.to_arb(lo)).str(8), "H(hi)": H(B.to_arb(hi)).str(8),
                 "near_zero": {"interval": ["0", str(d0)], "argument": "tanh x >= x - x^3/3 for x >= 0, so H(u) >= u "
                               f"(lambda^2 - 1 - lambda^6 u^2/3) > 0 since lambda^6 d0^2 = {lam2 ** 3 * d0 * d0} < "
@@ -338,8 +338,8 @@ def contraction_certificate(lam, margin=0, near_zero="1/8", prec: int = 96, n_in
                 if f(B.to_arb(u)) >= 0:
                     probe = {"counterexample": str(u), "value": f(B.to_arb(u)).str(10)}
                     break
-        status = False if (res["status"] is False or probe is not None) else (True if res["status"] is True and near_ok
-                                                                             else None)
+        certain = res["status"] is True and near_ok
+        status = False if (res["status"] is False or probe is not None) else (True if certain else None)
         return {"prec": int(prec), "lambda": str(lam), "gain_multiplying_u": f"{gain} = {lam2}", "margin": str(margin),
                 "near_zero": {"interval": ["0", str(d0)], "applies": near_ok,
                               "argument": "tanh x < x for x > 0, hence tanh(lambda^2 u) < lambda^2 u <= u when "

@@ -64,8 +64,8 @@ def _conditioning_rows(t: DenoisingTask, ctx, dropped_offset: bool) -> list:
             ff = bayes_denoiser(t, np.array([[float(v) for v in q]]))[0]
             worst_f = max(worst_f, max(abs(float(ff[i]) - float(f[i])) for i in range(d)))
             scale_f = max(scale_f, max(abs(float(f[i])) for i in range(d)))
-    return [{"check": "conditioning (SymPy) == eq. (10) (mpmath, 40 digits)", **Residual(dps=40).decide(worst,
-                                                                                                        scale=10)},
+    return [{"check": "conditioning (SymPy) == eq. (10) (mpmath, 40 digits)",
+             **Residual(dps=40).decide(worst, scale=10)},
             {"check": "numerics.denoising.bayes_denoiser (float64) == the 40-digit eq. (10)",
              **Residual(dps=16, guard=4).decide(worst_f, scale=scale_f)}]
 
@@ -196,6 +196,6 @@ def eq_11(p: TaskParams, ctx):
     families = part("symbolic", [{"check": "the symbolic families are what they are said to be", **fam,
                                   "passed": True if fam["passed"] else None}], name="symbolic families")
     tt = t.with_(m2=[v * 2 for v in t.m2]) if unequal else t
-    row = {"check": "eq. (11) == eq. (10) at the task, 40 digits", **Residual(dps=40).decide(_eq11_residual(tt, ctx),
-                                                                                             scale=10)}
+    row = {"check": "eq. (11) == eq. (10) at the task, 40 digits",
+           **Residual(dps=40).decide(_eq11_residual(tt, ctx), scale=10)}
     return [decide([TD.eq11_derivation(equal_norm=not unequal)], ctx), families, part("numeric", [row])]

@@ -53,8 +53,8 @@ def _midpoint_rows(lam: Fraction, finals) -> list:
         tr = u_iterates(1.0, 0.9, 10**6)
         ns = [10**3, 10**4, 10**5, 10**6]
         vals = [n * tr[n] ** 2 for n in ns]
-        rows.append({"check": "n u_n^2 -> 3/2 at lambda = 1", "n_u_n_squared": {str(k): round(v, 6) for k,
-                                                                                v in zip(ns, vals)},
+        rows.append({"check": "n u_n^2 -> 3/2 at lambda = 1",
+                     "n_u_n_squared": {str(k): round(v, 6) for k, v in zip(ns, vals)},
                      "passed": bool(abs(vals[-1] - 1.5) < 1e-2 and abs(vals[-1] - 1.5) < abs(vals[0] - 1.5))})
     elif lam_f < 1:
         n_ratio = int(min(400, 125 / -math.log10(lam_f)))  # before lambda^(2n) underflows
@@ -81,8 +81,8 @@ def _clustering_rows(lam: Fraction, u0s, finals) -> list:
         dF = mpm.diff(lambda u: mpm.tanh(to_mpf(lam) ** 2 * u), r["u"])
     ul = float(r["u"])
     signs_ok = all((np.sign(f) == np.sign(u)) and abs(abs(f) - ul) < 1e-10 for f, u in zip(finals, u0s))
-    return [{"check": "bisection root == limit of u <- tanh(lambda^2 u)", **it, **Residual(dps=50,
-                                                                                           guard=0).decide(res_it)},
+    return [{"check": "bisection root == limit of u <- tanh(lambda^2 u)", **it,
+             **Residual(dps=50, guard=0).decide(res_it)},
             {"check": "F'(u_lambda) == mpmath.diff", "value": mpm.nstr(dF, 20),
              **Residual(dps=50, guard=10).decide(r["F_prime"] - dF)},
             {"check": "enclosure H(lo) > 0 > H(hi), width < 1e-52; F' < 1; orbits -> sign(u0) u_lambda",
@@ -177,8 +177,8 @@ def fig_3(p: FigThreeParams, ctx):
     for label, xi in (("strong", p.xi_strong), ("weak", p.xi_weak)):
         t = DenoisingTask.from_params({"m1": p.m1, "m2": p.m2, "gamma": p.gamma, "xi": xi, "pi1": p.pi1})
         if t.gamma != 0 or t.pi1 != Fraction(1, 2) or t.m1 != tuple(-v for v in t.m2) or t.d != 2:
-            return part("numeric", [{"passed": None, "assumption_violated": "fig-3 needs d = 2, gamma = 0, pi1 = 1/2 "
-                                                                            "and m1 = -m2"}])
+            why = "fig-3 needs d = 2, gamma = 0, pi1 = 1/2 and m1 = -m2"
+            return part("numeric", [{"passed": None, "assumption_violated": why}])
         row, fig = _regime(t, label, p.iterations, ctx.control("swap-regimes"))
         rows.append(row)
         figs.append(fig)

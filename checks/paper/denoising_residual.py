@@ -88,9 +88,8 @@ def _property_rows(t: DenoisingTask, p: ResidualParams, ctx, unequal: bool, lite
             scale_f = max(scale_f, max(abs(float(f[j])) for j in range(tk.d)))
     return [{"check": "architecture == f* over the tasks (50 digits)", "tasks": p.n_tasks + 1,
              "worst_task": worst_task.to_params(), **Residual(dps=50).decide(worst, scale=10)},
-            {"check": "numerics' float64 architecture == the 50-digit f*", **Residual(dps=16,
-                                                                                      guard=4).decide(worst_f,
-                                                                                                      scale=scale_f)}]
+            {"check": "numerics' float64 architecture == the 50-digit f*",
+             **Residual(dps=16, guard=4).decide(worst_f, scale=scale_f)}]
 
 
 def _finite_prompt_row(t: DenoisingTask, p: ResidualParams, ctx, literal: bool) -> dict:
@@ -103,9 +102,10 @@ def _finite_prompt_row(t: DenoisingTask, p: ResidualParams, ctx, literal: bool) 
     limit = bayes_denoiser(t, z[None])[0] - (W[:, :t.d] + W[:, t.d:]) @ z
     fam = AlphaFamily()
     mix = t.noisy_mixture()
-    st = finite_prompt_study(mix, U1, V1, z, p.Ls, p.replicates, int(ctx.stream("mc").integers(2**62)), limit=limit,
-                             constants=finite_prompt_constants(mix, U1, V1, z), family=fam.sub("finite-prompt-study",
-                                                                                               1.0))
+    seed = int(ctx.stream("mc").integers(2**62))
+    st = finite_prompt_study(mix, U1, V1, z, p.Ls, p.replicates, seed, limit=limit,
+                             constants=finite_prompt_constants(mix, U1, V1, z),
+                             family=fam.sub("finite-prompt-study", 1.0))
     v = st["verdict"]
     return {"check": "finite prompts: bias and MSE constants of docs/finite-prompt.md", "study": st,
             "alpha": fam.ledger(), "verdict": v, "passed": {"confirmed": True, "refuted": False}.get(v)}

@@ -86,8 +86,8 @@ def compare_single_heads(t: DenoisingTask, rng, stated_solutions=None) -> dict:
         lambda: TH.stated_single_heads(U, V, m1, m2, g, x, p))
     not_stated = _not_stated(t, U, V, derived, stated_solutions)
     not_realising, worst = _not_realising(t, U, V, z, e, stated, rng)
-    return {"gamma": str(g), "derived_solutions": _S(derived), "stated_solutions": {k: _S(v) for k,
-                                                                                    v in stated.items()},
+    return {"gamma": str(g), "derived_solutions": _S(derived),
+            "stated_solutions": {k: _S(v) for k, v in stated.items()},
             "derived_not_satisfying_stated": not_stated, "stated_not_realising_fstar": not_realising[:3],
             "max_abs_residual_stated": mpm.nstr(worst, 5), "equivalent": not not_stated and not not_realising}
 
@@ -127,8 +127,8 @@ def _search_rows(t: DenoisingTask, ctx) -> list:
     starts, (n_gh, iters) = (6, (40, 600)) if ctx.full else (3, (24, 150))
     best, _h, allr = optimise_heads(t, 1, starts, ctx.stream("starts"), n=n_gh, maxiter=iters)
     tb = t.with_(gamma=t.xi)
-    best_b = best if t.gamma == t.xi else optimise_heads(tb, 1, 1, ctx.stream("starts-balance"), n=n_gh,
-                                                         maxiter=iters)[0]
+    balance = lambda: optimise_heads(tb, 1, 1, ctx.stream("starts-balance"), n=n_gh, maxiter=iters)[0]
+    best_b = best if t.gamma == t.xi else balance()
     Zq, Wq = gh_nodes(t, n_gh)
     tiny = 1e-20 * float(np.sum(Wq * (bayes_denoiser(t, Zq) ** 2).sum(1)))
     trainer = trainer_consistency(t, 1, ctx.stream("trainer"))

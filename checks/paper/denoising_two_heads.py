@@ -106,8 +106,8 @@ def thm_4_1(p: TaskParams, ctx):
         return part("numeric", [violated(bad)])
     qs = rational_queries(ctx.stream("z"), t.d, 4)
     rule = Residual(dps=50)
-    rows = [{"check": "two heads == f* (50 digits)", **rule.decide(heads_residual_mp(t, two_heads_exact(t), qs, 50),
-                                                                   scale=10)}]
+    r2 = heads_residual_mp(t, two_heads_exact(t), qs, 50)
+    rows = [{"check": "two heads == f* (50 digits)", **rule.decide(r2, scale=10)}]
     tb = t if ctx.control("one-head-at-config") else t.with_(gamma=t.xi)
     S = sp.eye(t.d) * (2 * sym_task(t)[3] ** 2)
     r1 = heads_residual_mp(tb, [(S.inv(), sp.eye(t.d) / 2)], qs, 50)

@@ -37,8 +37,8 @@ def test_single_heads_derived_vs_stated():
 def test_dropping_a_condition_breaks_the_equivalence(monkeypatch):
     """Conditions (1)-(3) without V m2 = a m2 admit heads with T != f*: the comparison must notice."""
     real = TD.single_head_conditions
-    monkeypatch.setattr(TD, "single_head_conditions", lambda U, V, m1, m2, g, x: real(U, V, m1, m2, g,
-                                                                                      x)[:-m1.shape[0]])
+    without_m2 = lambda U, V, m1, m2, g, x: real(U, V, m1, m2, g, x)[:-m1.shape[0]]
+    monkeypatch.setattr(TD, "single_head_conditions", without_m2)
     with scope():
         r = compare_single_heads(_task(gamma=2, pi1="0.3"), np.random.default_rng(0))
     assert not r["equivalent"] and r["stated_not_realising_fstar"]
@@ -52,8 +52,8 @@ def test_prop_c3_solver_is_compared_with_the_derived_heads():
     _gs, xs = TD.noise_symbols()
     sub = lambda sols: [{k: sp.sympify(v).subs(xs, x) for k, v in d.items()} for d in sols]
     with scope():
-        good = compare_single_heads(t, np.random.default_rng(0), {"orientation": sub(TD.prop_c3_single_head_solve(m1,
-                                                                                                                  m2))})
+        solver = {"orientation": sub(TD.prop_c3_single_head_solve(m1, m2))}
+        good = compare_single_heads(t, np.random.default_rng(0), solver)
         assert good["equivalent"] and len(good["derived_solutions"]) == 1
         bad = compare_single_heads(t, np.random.default_rng(0),
                                    {"swapped": sub(TD.prop_c3_single_head_solve(m1, m2, swapped=True))})
