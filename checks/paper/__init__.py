@@ -12,8 +12,10 @@ module per section of the paper, each section's ball-arithmetic certificates bes
   :mod:`.lda_certificates` -- Section 3 / Appendix B;
 * :mod:`.lda_appendix` -- Appendix B statements decided on their own (Lemmas B.7, B.15, B.16, B.17, B.19,
   B.33, Remark B.36);
-* :mod:`.denoising`, :mod:`.denoising_certificates` -- Section 4 / Appendix C;
-* :mod:`.denoising_appendix` -- Remark 4.2 (degenerate mixtures: the linear-attention gap at gamma = 0);
+* Section 4 / Appendix C: :mod:`.denoising_bayes` (the Bayes denoiser), :mod:`.denoising_two_heads` (two heads,
+  Fig. 2), :mod:`.denoising_single_head` (one head), :mod:`.denoising_linear` (the linear-attention gap, Remark 4.2),
+  :mod:`.denoising_clustering` (Prop. 4.3, Fig. 3), :mod:`.denoising_residual` (Prop. 4.4),
+  :mod:`.denoising_certificates`; the shared setting in :mod:`.denoising_setting`;
 * :mod:`.statements` -- the paper's 54 numbered statements and the claims that decide each
   (``softmix coverage``).
 * :mod:`.display_ledger` -- the ledger of every displayed formula (``data/displays.toml``,
@@ -36,7 +38,8 @@ register_section("certificates", "ball-arithmetic certificates (python-flint)")
 
 #: modules in display order
 MODULES = ("attention", "finite_prompt", "finite_prompt_risk", "lda", "lda_landscape", "lda_dynamics", "lda_finite_prompt",
-           "lda_appendix", "denoising", "denoising_appendix", "query_averaged_rate", "beyond_concentration",
+           "lda_appendix", "denoising_bayes", "denoising_two_heads", "denoising_single_head", "denoising_linear",
+           "denoising_clustering", "denoising_residual", "query_averaged_rate", "beyond_concentration",
            "beyond_regression", "beyond_denoising", "lda_certificates", "denoising_certificates",
            "finite_prompt_certificates")
 
