@@ -19,6 +19,8 @@ module per section of the paper, each section's ball-arithmetic certificates bes
 * :mod:`.display_ledger` -- the ledger of every displayed formula (``data/displays.toml``,
   ``softmix coverage --displays``).
 * :mod:`.beyond` -- the predecessor and neighbouring results.
+* :mod:`.steps_common` and ``steps_*`` -- the displayed steps of the proofs, one claim per proof
+  (derivations in ``softmix.theory.steps_*``), cited by the display ledger.
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ register_section("certificates", "ball-arithmetic certificates (python-flint)")
 #: modules in display order
 MODULES = ("attention", "finite_prompt", "finite_prompt_risk", "lda", "lda_landscape", "lda_dynamics", "lda_finite_prompt",
            "lda_appendix", "denoising", "denoising_appendix", "beyond", "lda_certificates", "denoising_certificates",
-           "finite_prompt_certificates")
+           "finite_prompt_certificates", "steps_a_b3")
 
 for _m in MODULES:
     importlib.import_module(f"{__name__}.{_m}")
