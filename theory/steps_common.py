@@ -14,7 +14,7 @@ import sympy as sp
 
 from .derivation import Derivation
 
-__all__ = ["GaussianIntegrals", "gaussian_integrals", "perturbed", "perturbed_all", "fn_of", "sigma", "sigma_prime",
+__all__ = ["GaussianIntegrals", "gaussian_integrals", "generic_jet", "perturbed", "perturbed_all", "fn_of", "sigma", "sigma_prime",
            "softplus", "logistic_loss"]
 
 
@@ -82,6 +82,18 @@ def gaussian_integrals() -> GaussianIntegrals:
 def fn_of(name: str, *args):
     """An undefined real function ``name(*args)`` (a generic smooth map)."""
     return sp.Function(name, real=True)(*args)
+
+
+def generic_jet(variables, name: str = "c"):
+    """A quadratic polynomial in ``variables`` with free coefficients: its value, gradient and
+    Hessian at a point are free, so a first- or second-order chain-rule identity proven for it
+    holds for every twice-differentiable function (the identity only sees the 2-jet)."""
+    v = list(variables)
+    n = len(v)
+    c0 = sp.Symbol(f"{name}0", real=True)
+    lin = sum(sp.Symbol(f"{name}_{i}", real=True) * v[i] for i in range(n))
+    quad = sum(sp.Symbol(f"{name}_{i}_{j}", real=True) * v[i] * v[j] for i in range(n) for j in range(i, n))
+    return c0 + lin + quad
 
 
 def _bump(expr):
