@@ -14,14 +14,15 @@ from dataclasses import dataclass
 
 from softmix.theory.steps_common import perturbed_all
 
-from ..api import claim, decide
+from ..api import claim, decide, part
 
 __all__ = ["StepParams", "step_claim", "SOURCE"]
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 _NOTE = ("SymPy identities in general symbols (every entry of the displays a free symbol); the numeric search "
          "for a counterexample draws its random rational points from the run's seed, so no configuration is drawn")
-_CONTROLS = {"perturbed-step": "every stated side altered by an additive term (1/7 s + 2/11, s a free symbol)"}
+_CONTROLS = {"perturbed-step": "every stated side altered by an additive term (1/7 s + 2/11, s a free symbol); "
+                               "every numerically checked estimate tightened by a factor 4"}
 
 
 @dataclass
@@ -34,9 +35,15 @@ class StepParams:
             raise ValueError("d must be 1, 2 or 3 (the symbolic steps grow quickly with d)")
 
 
-def step_claim(id: str, title: str, source: str, build, *, section: str = "lda", d: int = 2, statement: str = ""):
+def step_claim(id: str, title: str, source: str, build, *, section: str = "lda", d: int = 2, statement: str = "",
+               numeric=None, checks=()):
     """Register the claim ``id`` deciding the derivations ``build(d)`` (a list of
-    :class:`~softmix.theory.derivation.Derivation`).  ``d`` is the default dimension."""
+    :class:`~softmix.theory.derivation.Derivation`).  ``d`` is the default dimension.
+
+    ``numeric(ctx, perturb)`` (optional) returns rule rows (``softmix.Bound`` / ``softmix.Residual``),
+    each with a ``check`` key among ``checks``: a high-precision evaluation of an estimate at
+    points drawn from ``ctx.stream``; ``perturb`` is True in the control (the estimate tightened),
+    which the same rows must refute."""
     P = type(f"StepParams_{id.replace('-', '_').replace('.', '_')}", (StepParams,), {"__annotations__": {"d": int}, "d": d})
     P = dataclass(P)
 
@@ -44,9 +51,12 @@ def step_claim(id: str, title: str, source: str, build, *, section: str = "lda",
         ds = ctx.data("derivations", lambda rng: build(p.d), params=p)  # built once for the claim and its control
         if ctx.control("perturbed-step"):
             ds = perturbed_all(ds)
-        return decide(ds, ctx)
+        parts = [decide(ds, ctx)]
+        if numeric is not None:
+            parts.append(part("numeric", numeric(ctx, ctx.control("perturbed-step"))))
+        return parts
 
     check.__name__ = check.__qualname__ = f"steps_{id.replace('-', '_').replace('.', '_')}"
     return claim(id=id, title=title, source=f"{SOURCE}, {source}", section=section, kind="symbolic",
                  statement=statement or title, params=P, controls=dict(_CONTROLS), configurations_note=_NOTE,
-                 derivations=lambda: build(d))(check)
+                 derivations=lambda: build(d), checks=tuple(checks))(check)
