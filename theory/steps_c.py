@@ -12,8 +12,17 @@ from __future__ import annotations
 import sympy as sp
 
 from .attention import softmax_attention_derived
-from .denoising import (_canonicalise_exp_ratio, bayes_denoiser_conditioning, canonical_softmax, circle_means,
-                        noise_symbols, noisy_mixture, prop_c3_heads, prop_c5_heads_noncollinear)
+from .denoising import (
+    _canonicalise_exp_ratio,
+    bayes_denoiser_conditioning,
+    canonical_softmax,
+    circle_means,
+    noise_symbols,
+    noisy_mixture,
+    posterior_weights_bayes,
+    prop_c3_heads,
+    prop_c5_heads_noncollinear,
+)
 from .derivation import Derivation
 from .mixtures import matrix_symbols, vector_symbols
 from .steps_common import gaussian_integrals, sigma
@@ -34,8 +43,9 @@ def _bary(weights, means):
     return out
 
 
-def _beta_equal_norms(w, means, s, z):
-    return canonical_softmax([sp.log(p) + (m.T * z)[0, 0] / s for p, m in zip(w, means)])
+def _beta_posterior(w, means, s, z):
+    """beta_k(z) = P(C = k | Z = z) by Bayes' rule with the densities N(z; m_k, s I) (offsets included)."""
+    return posterior_weights_bayes(w, means, s * sp.eye(z.shape[0]), z)
 
 
 def sec42_steps(d: int = 2) -> list:
@@ -47,7 +57,7 @@ def sec42_steps(d: int = 2) -> list:
     z, V = vector_symbols("z", d), matrix_symbols("V", d)
     S = s * sp.eye(d)
     return [Derivation("4.2#3 the head at U = S^-1", f"{SRC}, Sec. 4.2", _head(w, [m1, m2], S, S.inv(), V, z),
-                       V * z + V * _bary(_beta_equal_norms(w, [m1, m2], s, z), [m1, m2]),
+                       V * z + V * _bary(_beta_posterior(w, [m1, m2], s, z), [m1, m2]),
                        assumptions=("Gamma = gamma^2 I", "||m1|| = ||m2||"))]
 
 
@@ -213,5 +223,5 @@ def c8_steps(d: int = 2) -> list:
     h2 = _head(w, [m1, m2], S, sp.zeros(d, d), sp.zeros(d, d), z)
     return [Derivation("C.8#2 the two heads of Prop. 4.4", f"{SRC}, App. C.8 (proof of Prop. 4.4)",
                        sp.Matrix.hstack(h1, h2),
-                       sp.Matrix.hstack(a * z + a * _bary(_beta_equal_norms(w, [m1, m2], s, z), [m1, m2]),
+                       sp.Matrix.hstack(a * z + a * _bary(_beta_posterior(w, [m1, m2], s, z), [m1, m2]),
                                         sp.zeros(d, 1)), assumptions=("Gamma = gamma^2 I", "||m1|| = ||m2||"))]

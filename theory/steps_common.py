@@ -14,8 +14,8 @@ import sympy as sp
 
 from .derivation import Derivation
 
-__all__ = ["GaussianIntegrals", "gaussian_integrals", "generic_jet", "perturbed", "perturbed_all", "fn_of", "sigma", "sigma_prime",
-           "softplus", "logistic_loss"]
+__all__ = ["GaussianIntegrals", "gaussian_integrals", "generic_jet", "perturbed", "perturbed_all", "fn_of", "sigma",
+           "sigma_prime", "softplus", "logistic_loss"]
 
 
 def sigma(t):

@@ -29,8 +29,8 @@ def taylor_bound_rows(ctx, perturb: bool, n: int = 12) -> list:
     rows = []
     with mp.workdps(30):
         pts = [(mp.log(2 + mp.sqrt(3)), mp.mpf(1), mp.mpf(1000))]
-        pts += [(mp.mpf(float(rng.uniform(-4, 4))), mp.mpf(float(rng.uniform(-5, 5))), mp.mpf(float(rng.uniform(1, 50))))
-                for _ in range(n)]
+        draw = lambda lo, hi: mp.mpf(float(rng.uniform(lo, hi)))
+        pts += [(draw(-4, 4), draw(-5, 5), draw(1, 50)) for _ in range(n)]
         for s0, a, R in pts:
             s1 = _sig(s0) * (1 - _sig(s0))
             gap = R * (_sig(s0 + a / R) - _sig(s0) - s1 * a / R)

@@ -44,7 +44,8 @@ def step_claim(id: str, title: str, source: str, build, *, section: str = "lda",
     each with a ``check`` key among ``checks``: a high-precision evaluation of an estimate at
     points drawn from ``ctx.stream``; ``perturb`` is True in the control (the estimate tightened),
     which the same rows must refute."""
-    P = type(f"StepParams_{id.replace('-', '_').replace('.', '_')}", (StepParams,), {"__annotations__": {"d": int}, "d": d})
+    tag = id.replace("-", "_").replace(".", "_")
+    P = type(f"StepParams_{tag}", (StepParams,), {"__annotations__": {"d": int}, "d": d})
     P = dataclass(P)
 
     def check(p: P, ctx):  # type: ignore[valid-type]

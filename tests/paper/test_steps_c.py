@@ -1,7 +1,6 @@
 """Displayed steps of Sec. 4.2 and App. C (issue 27): derivations proven and perturbations
 refuted; the head at U = S^-1 without equal norms does not reproduce the posterior weights."""
 import pytest
-import sympy as sp
 
 import softmix
 from softmix.theory import steps_c as T
