@@ -112,7 +112,8 @@ def b54_steps(d: int = 2) -> list:
         Derivation("B.5.4#11 dU11-dependence of the second variation (integrand)", src,
                    integrand - integrand.xreplace({e: 0 for e in dU}), 2 * (dv.T * G * dU.T * gw_sp)[0, 0],
                    assumptions=("integrand level: Lemma B.11 with Df, D^2 f of B.5.4#9-10; "
-                                "grad_w R~ = E[(sigma(g) - eta) X] (Lemma B.9)",), notes="C collects the terms without dU11 (Df does not involve dU11)"),
+                                "grad_w R~ = E[(sigma(g) - eta) X] (Lemma B.9)",),
+                   notes="C collects the terms without dU11 (Df does not involve dU11)"),
         Derivation("B.5.4#13 dv21^T Gamma (dU11^(t))^T g = -t |g|^2 |Gamma dv21|^2", src,
                    (dv.T * Gs * dUt.T * gg)[0, 0], -t * (gg.T * gg)[0, 0] * ((Gs * dv).T * (Gs * dv))[0, 0],
                    assumptions=("Gamma symmetric", "g = grad_w R~(Phi(theta_sp))")),
