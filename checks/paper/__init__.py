@@ -38,7 +38,7 @@ register_section("certificates", "ball-arithmetic certificates (python-flint)")
 #: modules in display order
 MODULES = ("attention", "finite_prompt", "finite_prompt_risk", "lda", "lda_landscape", "lda_dynamics", "lda_finite_prompt",
            "lda_appendix", "denoising", "denoising_appendix", "beyond", "lda_certificates", "denoising_certificates",
-           "finite_prompt_certificates", "steps_a_b3", "steps_b4", "steps_b5", "steps_b9_b12", "steps_c")
+           "finite_prompt_certificates", "steps_a_b3", "steps_b4", "steps_b5", "steps_b6_b8", "steps_b9_b12", "steps_c")
 
 for _m in MODULES:
     importlib.import_module(f"{__name__}.{_m}")
