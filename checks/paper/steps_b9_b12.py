@@ -1,9 +1,9 @@
-"""Displayed steps of Appendix B.9, B.11 and B.12 (display ledger, issue 27): the proofs of
-Lemma B.32, Lemma B.34, Lemma B.36 and Thm 3.6 on the symmetric invariant subspace, one claim per
-proof.  Derivations: :mod:`softmix.theory.steps_b9_b12`."""
+"""Displayed steps of Appendix B.9-B.12 (display ledger, issue 27): the proofs of
+Lemma B.32, Lemma B.34, Lemma B.35, Lemma B.36 and Thm 3.6 on the symmetric invariant subspace, one claim per
+proof.  Derivations: :mod:`softmix.theory.steps_b9_b12`, :mod:`softmix.theory.steps_b10`."""
 from __future__ import annotations
 
-from softmix.theory import steps_b9_b12 as T
+from softmix.theory import steps_b9_b12 as T, steps_b10 as T10
 
 from .steps_common import step_claim
 
@@ -22,3 +22,5 @@ step_claim("steps-lemma-b.36", "Proof of Lemma B.36: the gradients on r = s = 0"
            T.b11_steps, d=2)
 step_claim("steps-thm-3.6", "Proof of Thm 3.6: the flow of w, the conserved balance, the curvature bound, S'",
            "App. B.12, Thm 3.6", T.b12_steps, d=2)
+step_claim("steps-lemma-b.35", "Proof of Lemma B.35: the Krylov space in an eigenbasis and the Vandermonde determinant",
+           "App. B.10, Lemma B.35", lambda d: T10.b10_steps(d), d=3)
