@@ -52,4 +52,9 @@ step_claim("steps-lemma-b.22", "Proof of Lemma B.22: Df, D^2 f at a saddle with 
            "direction", "App. B.5.4, Lemma B.22", T.b54_steps, d=2)
 step_claim("steps-prop-3.4", "Proof of Prop. 3.4 (B.23): g at zeta_R, its Taylor expansion, limits and bounds",
            "App. B.5.5, Prop. 3.4", T.b55_steps, d=2, numeric=taylor_bound_rows,
-           checks=("B.5.5#8 Taylor bound", "B.5.5#10 logistic loss 1-Lipschitz"))
+           checks=("B.5.5#8 Taylor bound", "B.5.5#10 logistic loss 1-Lipschitz"), findings=[
+               {"kind": "gap", "where": "proof of Prop. 3.4 (B.23), display B.5.5 #8",
+                "detail": "(C/R)(c^T x)^2 <= C (c^T x)^2 needs R >= 1 (only R -> oo is used; restrict to R >= 1)",
+                "counterexample": "s0 = 0, c^T x = 1/10, R = 1/100: |g - f*| = 0.0200 > C (c^T x)^2 = 4.8e-4"},
+               {"kind": "typo", "where": "proof of Prop. 3.4, display B.5.5 #4",
+                "detail": "zeta_r printed for zeta_R ('for r > 0' for R > 0)"}])

@@ -14,4 +14,6 @@ step_claim("steps-prop-b.29", "Proof of Prop. B.29: the second-order chain rule 
 step_claim("steps-thm-3.5", "Proof of Thm 3.5: the flow in Morse-Bott coordinates and the tangential estimate",
            "App. B.7, Thm 3.5", T7.b7_steps, d=2)
 step_claim("steps-prop-b.31", "Proof of Prop. B.31: the branch E2, its tangent line and the Hessian's quadratic form",
-           "App. B.8, Prop. B.31", T.b8_steps, d=1)
+           "App. B.8, Prop. B.31", T.b8_steps, d=1, findings=[
+               {"kind": "typo", "where": "proof of Prop. B.31, display B.8 #8",
+                "detail": "E printed for the expectation"}])

@@ -22,6 +22,7 @@ step_claim("steps-prop-c.4", "Proof of Prop. C.4: the single head with Gamma = g
 step_claim("steps-prop-c.5", "Proof of Prop. C.5: the value matrices of the two-head construction", "App. C.6",
            T.c6_steps, section=_SEC, d=3)
 step_claim("steps-thm-4.1-gap", "Thm 4.1, strict gap (App. C.7): the risk of a linear map and the excess of A*",
-           "App. C.7", T.c7_steps, section=_SEC, d=2)
+           "App. C.7", T.c7_steps, section=_SEC, d=2, findings=[
+               {"kind": "typo", "where": "App. C.7, display C.7 #5", "detail": "|A|_F printed for ||A||_F"}])
 step_claim("steps-prop-4.4", "Proof of Prop. 4.4: the two heads U1 = S^-1, V1 = a I and U2 = V2 = 0", "App. C.8",
            T.c8_steps, section=_SEC, d=2)

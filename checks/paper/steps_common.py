@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from softmix.theory.steps_common import perturbed_all
 
-from ..api import claim, decide, part
+from ..api import claim, decide, outcome, part
 
 __all__ = ["StepParams", "step_claim", "SOURCE"]
 
@@ -36,14 +36,15 @@ class StepParams:
 
 
 def step_claim(id: str, title: str, source: str, build, *, section: str = "lda", d: int = 2, statement: str = "",
-               numeric=None, checks=()):
+               numeric=None, checks=(), findings=()):
     """Register the claim ``id`` deciding the derivations ``build(d)`` (a list of
     :class:`~softmix.theory.derivation.Derivation`).  ``d`` is the default dimension.
 
     ``numeric(ctx, perturb)`` (optional) returns rule rows (``softmix.Bound`` / ``softmix.Residual``),
     each with a ``check`` key among ``checks``: a high-precision evaluation of an estimate at
     points drawn from ``ctx.stream``; ``perturb`` is True in the control (the estimate tightened),
-    which the same rows must refute."""
+    which the same rows must refute.  ``findings``: dicts (``kind`` typo / gap, ``where``, ``detail``,
+    optionally ``counterexample``) put in the evidence (docs/findings.md lists them)."""
     tag = id.replace("-", "_").replace(".", "_")
     P = type(f"StepParams_{tag}", (StepParams,), {"__annotations__": {"d": int}, "d": d})
     P = dataclass(P)
@@ -55,7 +56,7 @@ def step_claim(id: str, title: str, source: str, build, *, section: str = "lda",
         parts = [decide(ds, ctx)]
         if numeric is not None:
             parts.append(part("numeric", numeric(ctx, ctx.control("perturbed-step"))))
-        return parts
+        return outcome(*parts, findings=list(findings)) if findings else parts
 
     check.__name__ = check.__qualname__ = f"steps_{id.replace('-', '_').replace('.', '_')}"
     return claim(id=id, title=title, source=f"{SOURCE}, {source}", section=section, kind="symbolic",
