@@ -188,7 +188,7 @@ def _params_type(fn, params):
 def claim(*, id: str, title: str, source: str, controls: dict, section: str = "user", kind: str = "numeric",
           statement: str = "", assumptions=(), profiles: dict | None = None, derivations=None, params=None,
           configurations_note: str = "", configurations: Draws | None = None, independence: str = "",
-          register: bool = True):
+          register: bool = True, checks=()):
     """Register the decorated check ``fn(p, ctx)`` as a claim.
 
     With ``register=False`` nothing is registered and the decorator returns the
@@ -209,6 +209,9 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
       claim on the given parameters and on configurations drawn from the seed, the alpha split
       over them before any is drawn, a control refuted when one configuration refutes it, draws
       that break a declared assumption skipped (:mod:`softmix.checks.configurations`);
+    * ``checks``: names of the numeric checks the claim makes (each the ``check`` key of the rows it
+      records), so that a display ledger can cite them as the ``derivation`` deciding a display
+      (docs/coverage.md); the names of ``derivations`` need not be repeated;
     * ``configurations_note`` says why no configuration is drawn from the seed (``Claim.configurations_note``);
     * ``independence``: one line saying what the derived side is computed from, what the stated side is
       computed from and what they share (``Claim.independence``, shown by ``softmix show``);
@@ -226,6 +229,8 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
     if configurations is not None and not isinstance(configurations, Draws):
         raise TypeError(f"claim {id}: configurations= takes a softmix.Draws(draw, quick=, full=), "
                         f"not {type(configurations).__name__}")
+    if isinstance(checks, str) or any(not isinstance(n, str) or not n.strip() for n in checks):
+        raise TypeError(f"claim {id}: checks= takes a tuple of non-empty names")
     prose, objects = [], []
     for a in assumptions:
         if isinstance(a, Assumption):
@@ -269,7 +274,7 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
         c = Claim(id=id, title=title, source=source, statement=statement or title, section=section, check=check,
                   assumptions=tuple(prose), defaults=defaults, profiles=prof, controls=ctl, derivations=derivations,
                   kind=kind, params_type=P, configurations_note=configurations_note, assumption_objects=bound,
-                  configurations=configurations, independence=independence)
+                  configurations=configurations, independence=independence, checks=tuple(checks))
         fn.claim = c
         if not register:
             return c

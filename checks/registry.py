@@ -202,6 +202,10 @@ class Claim:
     #: the configurations the engine draws for this claim (a :class:`softmix.checks.configurations.Draws`;
     #: ``@softmix.claim(configurations=...)``), None when it draws none (then ``configurations_note`` says why)
     configurations: object = None
+    #: names of the numeric (non-derivation) checks the claim makes, each the key of a row or
+    #: evidence entry it records (``@softmix.claim(checks=...)``): a display ledger may cite them
+    #: as a ``derivation`` (:mod:`softmix.checks.displays`)
+    checks: tuple = ()
 
     def params(self, profile: str, overrides: dict | None = None) -> dict:
         p = dict(self.defaults)

@@ -22,6 +22,8 @@ module per section of the paper, each section's ball-arithmetic certificates bes
   ``softmix coverage --displays``).
 * :mod:`.query_averaged_rate`, :mod:`.beyond_concentration`, :mod:`.beyond_regression`,
   :mod:`.beyond_denoising` -- the predecessor and neighbouring results (section ``beyond``).
+* :mod:`.steps_common` and ``steps_*`` -- the displayed steps of the proofs, one claim per proof
+  (derivations in ``softmix.theory.steps_*``), cited by the display ledger.
 """
 from __future__ import annotations
 
@@ -41,7 +43,8 @@ MODULES = ("attention", "finite_prompt", "finite_prompt_risk", "lda", "lda_lands
            "lda_appendix", "denoising_bayes", "denoising_two_heads", "denoising_single_head", "denoising_linear",
            "denoising_clustering", "denoising_residual", "query_averaged_rate", "beyond_concentration",
            "beyond_regression", "beyond_denoising", "lda_certificates", "denoising_certificates",
-           "finite_prompt_certificates")
+           "finite_prompt_certificates", "steps_a_b3", "steps_b4", "steps_b5", "steps_b6_b8",
+           "steps_b9_b12", "steps_c")
 
 for _m in MODULES:
     importlib.import_module(f"{__name__}.{_m}")

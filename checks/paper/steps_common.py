@@ -1,0 +1,64 @@
+"""How the display-step claims (``checks/paper/steps_*.py``) are made.
+
+A *step claim* decides the displayed steps of one proof: each display is a SymPy
+:class:`~softmix.theory.derivation.Derivation` built in ``softmix.theory.steps_*`` (derived from
+the definitions, stated as printed), decided by :func:`softmix.decide` (a numeric search for a
+counterexample at random rational points, then exact simplification).  Its negative control
+``perturbed-step`` adds a term to every stated side (:func:`softmix.theory.steps_common.perturbed`);
+the same check must refute it.  The ledger (``data/displays.toml``) cites each display's
+derivation by name; :func:`step_claim` exposes the names through ``derivations=``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from softmix.theory.steps_common import perturbed_all
+
+from ..api import claim, decide, outcome, part
+
+__all__ = ["StepParams", "step_claim", "SOURCE"]
+
+SOURCE = "Gabet-Boursier-Boyer 2026"
+_NOTE = ("SymPy identities in general symbols (every entry of the displays a free symbol); the numeric search "
+         "for a counterexample draws its random rational points from the run's seed, so no configuration is drawn")
+_CONTROLS = {"perturbed-step": "every stated side altered by an additive term (1/7 s + 2/11, s a free symbol); "
+                               "every numerically checked estimate tightened by a factor 4"}
+
+
+@dataclass
+class StepParams:
+    """The dimension of the symbolic instance (entries of vectors and matrices are free symbols)."""
+    d: int = 2
+
+    def __post_init__(self):
+        if not 1 <= self.d <= 3:
+            raise ValueError("d must be 1, 2 or 3 (the symbolic steps grow quickly with d)")
+
+
+def step_claim(id: str, title: str, source: str, build, *, section: str = "lda", d: int = 2, statement: str = "",
+               numeric=None, checks=(), findings=()):
+    """Register the claim ``id`` deciding the derivations ``build(d)`` (a list of
+    :class:`~softmix.theory.derivation.Derivation`).  ``d`` is the default dimension.
+
+    ``numeric(ctx, perturb)`` (optional) returns rule rows (``softmix.Bound`` / ``softmix.Residual``),
+    each with a ``check`` key among ``checks``: a high-precision evaluation of an estimate at
+    points drawn from ``ctx.stream``; ``perturb`` is True in the control (the estimate tightened),
+    which the same rows must refute.  ``findings``: dicts (``kind`` typo / gap, ``where``, ``detail``,
+    optionally ``counterexample``) put in the evidence (docs/findings.md lists them)."""
+    tag = id.replace("-", "_").replace(".", "_")
+    P = type(f"StepParams_{tag}", (StepParams,), {"__annotations__": {"d": int}, "d": d})
+    P = dataclass(P)
+
+    def check(p: P, ctx):  # type: ignore[valid-type]
+        ds = ctx.data("derivations", lambda rng: build(p.d), params=p)  # built once for the claim and its control
+        if ctx.control("perturbed-step"):
+            ds = perturbed_all(ds)
+        parts = [decide(ds, ctx)]
+        if numeric is not None:
+            parts.append(part("numeric", numeric(ctx, ctx.control("perturbed-step"))))
+        return outcome(*parts, findings=list(findings)) if findings else parts
+
+    check.__name__ = check.__qualname__ = f"steps_{id.replace('-', '_').replace('.', '_')}"
+    return claim(id=id, title=title, source=f"{SOURCE}, {source}", section=section, kind="symbolic",
+                 statement=statement or title, params=P, controls=dict(_CONTROLS), configurations_note=_NOTE,
+                 derivations=lambda: build(d), checks=tuple(checks))(check)

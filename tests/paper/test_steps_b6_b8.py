@@ -1,0 +1,24 @@
+"""Displayed steps of App. B.6-B.8 (issue 27): derivations proven and perturbations refuted; the
+Morse-Bott flow with G = J^T J (the transposed order) is refuted."""
+import sympy as sp
+
+from softmix.theory import steps_b6_b8 as T, steps_b7 as T7
+from softmix.theory.steps_common import generic_jet, perturbed
+
+
+def test_each_display_is_proven_and_its_perturbation_refuted():
+    for der in T7.b7_steps(2) + T.b8_steps(1):
+        assert der.decide(seed=1)[0] == "proven", der.name
+        assert perturbed(der).decide(seed=1)[0] == "refuted", der.name
+
+
+def test_flow_metric_is_J_J_transpose_not_J_transpose_J():
+    """B.7#22 with the metric J^T J in place of J J^T is refuted (J is not symmetric)."""
+    d22 = next(x for x in T7.b7_steps(2) if x.name.startswith("B.7#22"))
+    th, zs = sp.Matrix(sp.symbols("th1:3", real=True)), sp.Matrix(sp.symbols("z1:3", real=True))
+    at0 = {v: 0 for v in th}
+    psi = sp.Matrix([generic_jet(th, f"p{i}") for i in range(2)])
+    J = psi.jacobian(th).xreplace(at0)
+    gradF = sp.Matrix([sp.diff(generic_jet(zs, "F"), z) for z in zs]).xreplace(dict(zip(zs, psi.xreplace(at0))))
+    assert type(d22)("J^T J", "", d22.derived, -J * J.T * gradF).decide(seed=2)[0] == "proven"
+    assert type(d22)("J^T J", "", d22.derived, -J.T * J * gradF).decide(seed=2)[0] == "refuted"
