@@ -106,7 +106,8 @@ def _monotonicity(M2, M, n):
     for j in range(n):
         lo, hi = -Mup + 2 * Mup * Fraction(j, n), -Mup + 2 * Mup * Fraction(j + 1, n)
         v = B.Phi(B.hull(lo, hi))
-        rows.append({"box": [str(lo), str(hi)], "Phi_on_box": v.str(8, more=True), "certainly_positive": B.gt(v, 0) is True})
+        rows.append({"box": [str(lo), str(hi)], "Phi_on_box": v.str(8, more=True),
+                     "certainly_positive": B.gt(v, 0) is True})
         ok &= rows[-1]["certainly_positive"]
     return gprime_is_Phi, {"statement": "g'(t) = Phi(t) > 0 on [-M, M], so min_{|t|<=M} g = g(-M)",
                            "boxes": rows, "all_certain": bool(ok)}
@@ -137,7 +138,8 @@ def _sampled_rows(m1, G, C1, dirs, radii, K, pieces):
 
 
 def _softplus_enclosure(row):
-    """Do the row's bounds enclose E softplus(-(mu + s U)) by a float64 quadrature (radius 10 x its error + 1e-12 rel)?"""
+    """Do the row's bounds enclose E softplus(-(mu + s U)) by a float64 quadrature (radius 10 x its error +
+    1e-12 relative)?  Tri-state."""
     from scipy.integrate import quad
 
     mu_, sg = row["_q"]
@@ -146,7 +148,8 @@ def _softplus_enclosure(row):
     ref = B.with_error(B.to_arb(val), 10 * aerr + 1e-12 * abs(val))  # the double, exactly, +- its error
     lo_ok, hi_ok = B.le(row["_bounds"][0], ref), B.le(ref, row["_bounds"][1])
     return {"quantity": f"E softplus, {row['direction']}, radius {row['radius']}", "value": val, "quad_error": aerr,
-            "contains": True if (lo_ok is True and hi_ok is True) else (False if (lo_ok is False or hi_ok is False) else None)}
+            "contains": True if (lo_ok is True and hi_ok is True) else
+            (False if (lo_ok is False or hi_ok is False) else None)}
 
 
 def _enclosures(M2, M, c0, C1, endpoint, lmin, rows):

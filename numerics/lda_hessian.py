@@ -44,7 +44,8 @@ def projected_vs_full_rule(P, rng, n: int = 40) -> dict:
     d = P.d
     w, s = rng.standard_normal(d), rng.standard_normal(d)
     b, r = rng.standard_normal(2)
-    pts = [("k = min(d, 2)", np.concatenate([w, [b, r], s])), ("k = 1 (s = 0.7 w)", np.concatenate([w, [b, r], 0.7 * w])),
+    pts = [("k = min(d, 2)", np.concatenate([w, [b, r], s])),
+           ("k = 1 (s = 0.7 w)", np.concatenate([w, [b, r], 0.7 * w])),
            ("k = 0 (w = s = 0)", np.concatenate([0 * w, [b, r], 0 * s]))]
     rows, ok = [], True
     flat = lambda t: np.concatenate([[t[0]], t[1], t[2].ravel()])
@@ -52,7 +53,8 @@ def projected_vs_full_rule(P, rng, n: int = 40) -> dict:
     for label, z in pts:
         a1, a2 = flat(N.eff_risk(P, z, 2, n)), flat(N.eff_risk(P, z, 2, n2))
         f1, f2 = flat(N.eff_risk(P, z, 2, n, None, True)), flat(N.eff_risk(P, z, 2, n2, None, True))
-        tol = 10 * (np.max(np.abs(a1 - a2)) + np.max(np.abs(f1 - f2))) + 1e3 * np.finfo(float).eps * max(1.0, np.max(np.abs(f2)))
+        eps = np.finfo(float).eps
+        tol = 10 * (np.max(np.abs(a1 - a2)) + np.max(np.abs(f1 - f2))) + 1e3 * eps * max(1.0, np.max(np.abs(f2)))
         res = float(np.max(np.abs(a2 - f2)))
         rows.append({"point": label, "residual": res, "tolerance": float(tol), "passed": bool(res <= tol)})
         ok &= res <= tol
@@ -69,11 +71,18 @@ def derivatives_vs_finite_differences(P, theta, dps: int, n: int):
         _R, g, H = N.hess_theta(P, th, n, dps + 15, True)
         h = mpm.mpf(10) ** (-(dps // 2) + 2)
         fd_g, fd_H = [], []
+
+        def risk(t):
+            return N.risk_theta(P, t, n, dps + 15, True)
+
+        def grad(t):
+            return N.grad_theta(P, t, n, dps + 15, True)[1]
+
         for i in range(len(th)):
             tp = [a + (h if k == i else 0) for k, a in enumerate(th)]
             tm = [a - (h if k == i else 0) for k, a in enumerate(th)]
-            fd_g.append((N.risk_theta(P, tp, n, dps + 15, True) - N.risk_theta(P, tm, n, dps + 15, True)) / (2 * h))
-            fd_H.append((N.grad_theta(P, tp, n, dps + 15, True)[1] - N.grad_theta(P, tm, n, dps + 15, True)[1]) / (2 * h))
+            fd_g.append((risk(tp) - risk(tm)) / (2 * h))
+            fd_H.append((grad(tp) - grad(tm)) / (2 * h))
         rg = max(abs(a - b) for a, b in zip(fd_g, g))
         rH = max(abs(fd_H[i][j] - H[i, j]) for i in range(len(th)) for j in range(len(th)))
         sc = max([abs(x) for x in g] + [abs(x) for x in H.ravel()])

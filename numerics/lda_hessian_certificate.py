@@ -125,7 +125,8 @@ def _theta_star(g, m1, mm):
 
 
 def _lambda_lower(A):
-    """(status, c, pivots): lambda_min(A) > c certified by a ball Cholesky of A - cI, c just below the float estimate."""
+    """(status, c, pivots): lambda_min(A) > c certified by a ball Cholesky of A - cI, c just below the float
+    estimate."""
     a = np.array([[float(x.mid()) for x in r] for r in A])
     ev = float(np.linalg.eigvalsh(a)[0])
     c = Fraction(ev * (1 - 2.0 ** -20)).limit_denominator(10 ** 12) if ev > 0 else Fraction(0)
@@ -237,7 +238,8 @@ def hessian_integrals_reference(m1, m_minus1, pi_plus, s_scale=1, dps: int = 30)
             return tot
         hi, lo = sums(5), sums(4)
         out: dict = dict(hi)
-        out["error"] = max(abs(hi[jk] - lo[jk]) for jk in KAPPA_MOMENTS)  # the 24-node rule's error bounds the 48-node one's
+        # the 24-node rule's error bounds the 48-node one's
+        out["error"] = max(abs(hi[jk] - lo[jk]) for jk in KAPPA_MOMENTS)
         return out
 
 

@@ -205,8 +205,8 @@ GENERIC_LDA = {"m1": ["0.3", "-1.2"], "m_1": ["0.8", "0.5"], "Gamma": [["1.1", "
 def test_experiment_starts_are_checked(cfg):
     """The starts of fig-1 / thm-3.5 (Theta1, Theta2) and fig-4 / fig-5 / thm-3.6 (T_K, Gaussian)
     are checked against what the figure names, independently of the rate."""
-    from softmix.checks.paper.lda import start_check
     from softmix.numerics import lda as N
+    from softmix.numerics.lda_bayes import start_check
 
     P = N.LDAProblem.from_params(N.C1 if cfg == "C1" else GENERIC_LDA)
     d = P.d

@@ -17,7 +17,9 @@ import numpy as np
 import sympy as sp
 
 from softmix.numerics import lda as N
-from softmix.numerics.lda_bayes import bayes_risk_reference, start_check  # noqa: F401  (re-exported: lda_landscape, lda_dynamics)
+
+# re-exported for lda_landscape and lda_dynamics (not yet ported): they import them from here
+from softmix.numerics.lda_bayes import bayes_risk_reference, start_check  # noqa: F401
 from softmix.theory import lda as T
 
 from .. import configs as C
@@ -105,10 +107,12 @@ _B1 = {"untransposed-U11": "U11 x instead of U11^T x in the gate and the mean",
 
 
 def _b1_derivations(p: LemmaB1, variant=None):
-    return ([T.lemma_b1_derivation(1)] if variant is None and p.also_d1 else []) + [T.lemma_b1_derivation(p.sym_dim, variant)]
+    d1 = [T.lemma_b1_derivation(1)] if variant is None and p.also_d1 else []
+    return d1 + [T.lemma_b1_derivation(p.sym_dim, variant)]
 
 
-@claim(id="lemma-b.1", title="Attention on the LDA token law is a sigmoid-gated affine map", source=f"{SOURCE}, Lemma B.1",
+@claim(id="lemma-b.1", title="Attention on the LDA token law is a sigmoid-gated affine map",
+       source=f"{SOURCE}, Lemma B.1",
        statement="T_{U,V}[mu_LDA](x,y) = V (Gamma(U11^T x + y u21) + (1-alpha) m_-1 + alpha m_1 ; 2 alpha - 1), "
                  "alpha = sigma(log(pi/(1-pi)) + 2(u12^T x + y u22) + <U11^T x + y u21, m1 - m_-1>)",
        section=SECTION, kind="symbolic", controls=_B1, profiles={"full": {"sym_dim": 3}},
@@ -222,7 +226,8 @@ _B8 = {"dropped-2": "corrected D^2 with the bilinear term 2 dv^T Gamma dU^T x ha
 def _typo_finding(printed):
     return {"kind": "typo (coefficient)", "where": "Lemma B.8, display of D^2 f_theta[h,h]",
             "detail": "the cross term (dv21^T dm + 2 dv22) sigma'(z)(2 du12 + dU11 dm)^T x must carry a factor 2 "
-                      "(d^2/deps^2 of r(eps) sigma(z(eps)) gives 2 r' sigma' z'); the printed first variation is correct",
+                      "(d^2/deps^2 of r(eps) sigma(z(eps)) gives 2 r' sigma' z'); the printed first variation is "
+                      "correct",
             "counterexample": printed.rows[0].get("counterexample"),
             "impact": "none on the results: D^2 f enters only multiplied by sigma(f)-eta, which vanishes at Bayes "
                       "points (Prop. B.12)"}

@@ -105,7 +105,8 @@ def _perturbation_rows(P, z0, R0, rng, count):
     return rows
 
 
-@claim(id="lemma-b.4", title="The logistic population risk is minimised by the Bayes score", source=f"{SOURCE}, Lemma B.4",
+@claim(id="lemma-b.4", title="The logistic population risk is minimised by the Bayes score",
+       source=f"{SOURCE}, Lemma B.4",
        statement="argmin_f E[log(1+exp(-Y f(X)))] = f* a.s.; R* = R(f*)", section=SECTION, kind="numeric",
        controls={"shifted-minimiser": "claimed minimiser f* + 0.3"}, configurations=Draws(_draw_b4, quick=1, full=3),
        independence="derived side: risks of perturbed predictors by quadrature; stated side: the Bayes score as "
@@ -198,7 +199,8 @@ def _rational_theta(rng, d, v21_zero=False):
 
 @claim(id="lemma-3.2", title="DPhi^* injective iff m1 != -m_-1 and v21 != 0", source=f"{SOURCE}, Lemma 3.2 / B.20",
        statement="rank DPhi(theta) = 2d+2 exactly when m1 != -m_-1 and v21 != 0", section=SECTION, kind="numeric",
-       controls={"no-v21-condition": "claims full rank also on {v21 = 0}"}, configurations=Draws(draw_lda, quick=1, full=3),
+       controls={"no-v21-condition": "claims full rank also on {v21 = 0}"},
+       configurations=Draws(draw_lda, quick=1, full=3),
        independence="derived side: exact rank of DPhi at random rational theta (SymPy); stated side: injectivity "
                     "condition m1 != -m_-1, v21 != 0; shared: nothing")
 def lemma_3_2(p: Lemma32, ctx):

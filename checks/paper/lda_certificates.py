@@ -15,6 +15,8 @@ from fractions import Fraction
 
 import mpmath as mpm
 
+from softmix.numerics.memo import remember
+
 from ..api import claim, outcome, part
 from ..params import Exact
 from .lda import SOURCE
@@ -29,7 +31,16 @@ def ball_contains(ball, ref, rad):
     return contains(ball, ref, rad)
 
 
-_ball_contains = ball_contains  # compat: removed after the paper port (denoising / finite-prompt certificates)
+def _ball_contains(B, ball, ref, rad):
+    # compat: removed after the paper port (the old signature, used by the denoising / finite-prompt certificates)
+    return ball_contains(ball, ref, rad)
+
+
+def _flint():
+    """The ball-arithmetic helpers (python-flint is optional: ModuleNotFoundError without it)."""
+    from softmix.numerics import balls
+
+    return balls
 
 
 def _no_flint(e):
@@ -67,8 +78,6 @@ def _hessian_certificate(p, s_scale, truncation):
     from softmix.numerics.lda_hessian_certificate import normal_hessian_certificate
 
     key = (tuple(map(_frac, p.m1)), tuple(map(_frac, p.m_minus1)), _frac(p.pi_plus), _frac(s_scale), truncation, p.prec)
-    from softmix.numerics.memo import remember
-
     return remember("lda_certificates.normal_hessian", key, lambda: normal_hessian_certificate(
         p.m1, p.m_minus1, p.pi_plus, s_scale, truncation, p.prec))
 
@@ -77,17 +86,14 @@ def _integral_enclosures(p, cert):
     """The six integral balls, at the claim's truncation T and at T = 4 (where the Gaussian tail bound, ~1e-5,
     is what makes them enclosures), against the 40-digit whole-line mpmath values."""
     from softmix.numerics.lda_hessian_certificate import enclosure_rows, hessian_integrals_reference
-    from softmix.numerics.memo import remember
 
     key = (tuple(map(_frac, p.m1)), tuple(map(_frac, p.m_minus1)), _frac(p.pi_plus), _frac(p.s_scale))
     refs = remember("lda_certificates.hessian_integrals", key, lambda: hessian_integrals_reference(
         p.m1, p.m_minus1, p.pi_plus, p.s_scale, 40))
     short = _hessian_certificate(p, p.s_scale, 4)
-    from softmix.numerics import balls as B
-
-    with B.precision(cert["prec"]):
-        rows = ([{"truncation": str(p.truncation), **r} for r in enclosure_rows(cert["integral_balls"], refs, 40, refs["error"])]
-                + [{"truncation": "4", **r} for r in enclosure_rows(short["integral_balls"], refs, 40, refs["error"])])
+    with _flint().precision(cert["prec"]):
+        rows = [{"truncation": str(T), **r} for T, c in ((p.truncation, cert), (4, short))
+                for r in enclosure_rows(c["integral_balls"], refs, 40, refs["error"])]
     return _enclosure_part(rows, "integral enclosures"), mpm.nstr(refs["error"], 3)
 
 
@@ -105,7 +111,8 @@ def _threshold_status(B, cert, thr):
        statement="On C1 (d=2, m1=(1,0), m-1=(0,1), Gamma=I, pi+=0.6), at theta* in Theta_1^reg with s* = w*, "
                  "the nonzero (normal) eigenvalues of the Hessian of R are > 0, with a certified lower bound",
        assumptions=("m1 != -m-1", "theta* in Theta_1 with s(theta*) != 0", "Gamma = I2 (closed-form orthogonal part)"),
-       configurations_note="certifies the curvature at one stated Bayes point of configuration C1 (a specific constant)",
+       configurations_note="certifies the curvature at one stated Bayes point of configuration C1 (a specific "
+                           "constant)",
        controls={"shifted-threshold": "claim the smallest normal eigenvalue exceeds the certified bound + 1",
                  "s-star-zero": "wrong quantity: the Hessian at the Bayes point with s* = 0 (gate sigma(s0 + s^T X) "
                                 "collapsed to the constant sigma(s0) = pi+, Lemma B.13 second case); threshold 0 kept: "
@@ -119,8 +126,7 @@ def cert_normal_hessian(p: NormalHessian, ctx):
     or a ball certainly misses its value."""
     wrong = ctx.control("s-star-zero")
     try:
-        from softmix.numerics import balls as B
-
+        B = _flint()
         cert = _hessian_certificate(p, 0 if wrong else p.s_scale, p.truncation)
     except ModuleNotFoundError as e:
         return _no_flint(e)
@@ -152,7 +158,6 @@ class Coercivity:
 
 def _coercivity(p, endpoint, ctx):
     from softmix.numerics.lda_coercivity_certificate import coercivity_certificate
-    from softmix.numerics.memo import remember
 
     key = (p.d, p.m1, p.Gamma, p.monotonicity_boxes, p.random_directions, tuple(p.radii), p.softplus_K,
            p.softplus_pieces, p.prec, endpoint)  # one memo per claim run: one seed
@@ -161,7 +166,8 @@ def _coercivity(p, endpoint, ctx):
         p.softplus_K, p.softplus_pieces, p.prec, endpoint))
 
 
-@claim(id="cert-lemma-b.32-coercivity", title="Certified coercivity constant C1 of the reduced linear logistic risk (C2)",
+@claim(id="cert-lemma-b.32-coercivity",
+       title="Certified coercivity constant C1 of the reduced linear logistic risk (C2)",
        source=f"{SOURCE}, Lemma B.32, Lemma B.6", section=SECTION, kind="numeric",
        statement="C2 (d=20, m1=e1=-m-1, Gamma=I, pi+=1/2): M = 1, c0 = g(-1) = phi(1) - Phi(-1), C1 = c0 > 0, "
                  "and L(w) >= C1 ||w|| on sampled directions",
@@ -180,8 +186,7 @@ def cert_coercivity(p: Coercivity, ctx):
     certainly or some sampled w has an upper bound of L(w) certainly below C1 ||w||, or a ball certainly misses its
     mpmath value."""
     try:
-        from softmix.numerics import balls as B
-
+        B = _flint()
         cert = _coercivity(p, "+M" if ctx.control("c0-at-plus-M") else "-M", ctx)
     except ModuleNotFoundError as e:
         return _no_flint(e)

@@ -151,9 +151,10 @@ def _flow_row(P, th, eigs, smin, n, p, rng):
            "horizon_truncated": T < float(p.T), "t": ts, "dist_E1": ds, "fitted_rate": rate, "r2": r2,
            "numerical_floor": floor, "points_fitted": len(keep), "smallest_normal_eigenvalue": smin,
            "rate_over_smallest_eigenvalue": rate / smin if smin else None}
+    series = [{"label": "dist_E1", "x": ts, "y": ds},
+              {"label": "numerical floor (flow from theta*)", "x": ts, "y": [floor] * len(ts)}]
     figure = {"title": "thm-3.5: gradient flow from a perturbed theta* (C1)", "xlabel": "t", "ylabel": "distance to E1",
-              "yscale": "log", "series": [{"label": "dist_E1", "x": ts, "y": ds},
-                                          {"label": "numerical floor (flow from theta*)", "x": ts, "y": [floor] * len(ts)}]}
+              "yscale": "log", "series": series}
     if floor >= 0.1 * ds[0] or len(keep) < 3:
         return _undecided(row, "the flow is not resolved above its numerical floor", "a larger perturbation"), figure
     # the contraction the Hessian predicts over the horizon is exp(-lambda_min T): a tenth, or half of the predicted
@@ -171,11 +172,13 @@ def _flow_row(P, th, eigs, smin, n, p, rng):
     return row, figure
 
 
-_FLOW_RULE = ("Hessian by a Gauss-Hermite rule refined until two rules agree to 1e-10 x max|H| (or max_nodes); eigenvalues "
+_FLOW_RULE = ("Hessian by a Gauss-Hermite rule refined until two rules agree to 1e-10 x max|H| (or max_nodes); "
+              "eigenvalues "
               "<= tol = max(1e-12 x scale, 10 x quadrature error, 10 x |grad R(theta*)|) are zero, those >= 10 x tol "
               "non-zero, any in between -> inconclusive; nullity == d^2+d-1 and the others positive; flow (same rule, "
               "RK4 step <= 1.5 / lambda_max, at most max_steps steps; not converged on a shortened horizon -> "
-              "inconclusive): a numerical floor (flow from theta* itself) above 0.1 x the start distance or fewer than 3 "
+              "inconclusive): a numerical floor (flow from theta* itself) above 0.1 x the start distance or fewer "
+              "than 3 "
               "points above 10 x the floor -> inconclusive; otherwise final dist_E1 < max(0.1, exp(-lambda_min T / 2)) "
               "x initial and a log-linear fit (last third of the points above 10 x floor) with rate > 0 (R^2 reported, "
               "not used)")
