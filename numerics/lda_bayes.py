@@ -119,7 +119,8 @@ def numeric_constructions(P, dps: int = 30, r_target: Fraction = R_TARGET) -> tu
     Returns (rows by construction, all passed)."""
     from . import lda_landscape as LL
 
-    d, rows = P.d, {}
+    d = P.d
+    rows: dict[str, dict] = {}
     rows["to_params_round_trip"] = {"passed": bool(N.LDAProblem.from_params(P.to_params()) == P)}
     if not (P.symmetric and not P.balanced):
         rows["construct_theta1"] = start_check(P, N.construct_theta1(P), "theta1")

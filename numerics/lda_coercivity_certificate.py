@@ -106,9 +106,9 @@ def _monotonicity(M2, M, n):
     for j in range(n):
         lo, hi = -Mup + 2 * Mup * Fraction(j, n), -Mup + 2 * Mup * Fraction(j + 1, n)
         v = B.Phi(B.hull(lo, hi))
-        rows.append({"box": [str(lo), str(hi)], "Phi_on_box": v.str(8, more=True),
-                     "certainly_positive": B.gt(v, 0) is True})
-        ok &= rows[-1]["certainly_positive"]
+        positive = B.gt(v, 0) is True
+        rows.append({"box": [str(lo), str(hi)], "Phi_on_box": v.str(8, more=True), "certainly_positive": positive})
+        ok = ok and positive
     return gprime_is_Phi, {"statement": "g'(t) = Phi(t) > 0 on [-M, M], so min_{|t|<=M} g = g(-M)",
                            "boxes": rows, "all_certain": bool(ok)}
 

@@ -15,6 +15,7 @@ Needs python-flint (``ModuleNotFoundError`` otherwise).  Tested in tests/numeric
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import mpmath as mpm
 import numpy as np
@@ -35,7 +36,7 @@ def _geometry(m1, mm, pi, c_s, T):
     """Balls of the one-dimensional reduction: t = e.X with e = dm / |dm| (Gamma = I), v = e_perp.X."""
     dm = [a - b for a, b in zip(m1, mm)]
     nd = B.to_arb(dm[0] ** 2 + dm[1] ** 2).sqrt()
-    g = {"dm": dm, "nd": nd, "e": [B.to_arb(v) / nd for v in dm]}
+    g: dict[str, Any] = {"dm": dm, "nd": nd, "e": [B.to_arb(v) / nd for v in dm]}
     g["ep"] = [-g["e"][1], g["e"][0]]
     g["mu_p"] = B.to_arb(dm[0] * m1[0] + dm[1] * m1[1]) / nd  # e . m_1
     g["mu_m"] = B.to_arb(dm[0] * mm[0] + dm[1] * mm[1]) / nd  # e . m_{-1}

@@ -19,6 +19,7 @@ from softmix.numerics.lda_hessian import effective_hessian_kernel, hessian_refin
 from softmix.numerics.precision import workdps
 
 from ..api import Draws, claim, outcome, part
+from ..assumptions import Assumption
 from .lda import SECTION, SOURCE, c1, draw_lda
 
 
@@ -184,19 +185,27 @@ _FLOW_RULE = ("Hessian by a Gauss-Hermite rule refined until two rules agree to 
               "not used)")
 
 
+def _symmetric_balanced(values, rng):
+    """m_-1 = -m1 with pi_+ = 1/2: Theta1 still holds Bayes points (b* = 0), but DPhi loses rank (Lemma 3.2)."""
+    P = N.LDAProblem.from_params(values["lda"])
+    return {"lda": {**P.to_params(), "m_1": [str(-x) for x in P.m1], "pi_plus": "1/2"}}
+
+
+ASYMMETRIC_MEANS = Assumption("asymmetric-means", "m1 != -m_-1",
+                              holds=lambda v: not N.LDAProblem.from_params(v["lda"]).symmetric,
+                              violate=_symmetric_balanced)
+
+
 @claim(id="thm-3.5", title="Morse-Bott at Theta1^reg and local exponential convergence",
        source=f"{SOURCE}, Thm 3.5 / Lemma B.26",
        statement="At theta* in Theta1 with s != 0: ker Hess R = T Theta1 (nullity d^2+d-1), normal eigenvalues > 0; "
                  "gradient flow from nearby converges exponentially", section=SECTION, kind="numeric",
-       controls={"wrong-nullity": "expected nullity d^2+d"}, assumptions=("m1 != -m_-1", "s(theta*) != 0"),
+       controls={"wrong-nullity": "expected nullity d^2+d"}, assumptions=(ASYMMETRIC_MEANS, "s(theta*) != 0"),
        profiles={"full": {"T": 2000.0, "h": 0.5, "max_steps": 8000}}, configurations=Draws(draw_lda, quick=1, full=3),
        independence="derived side: integrated gradient flow from perturbed starts; stated side: exponential rate from "
                     "the normal Hessian; shared: the effective risk code")
 def thm_3_5(p: Thm35, ctx):
     P = N.LDAProblem.from_params(p.lda)
-    if P.symmetric:
-        return part("numeric", [{"passed": None, "assumption_violated": "m1 = -m_-1",
-                                 "reason": "the statement assumes m1 != -m_-1"}])
     th = N.construct_theta1(P)
     z = N.phi(P, th)
     start = {"check": "theta* is a Theta1^reg point", "theta_star": th.tolist(), "zeta_star": z.tolist(),
