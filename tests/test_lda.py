@@ -193,7 +193,6 @@ def test_thm35_extra_zero_at_a_coarse_tolerance_is_inconclusive_seed_8157():
     6 for 5 and the theorem was refuted.  A tolerance above 1e-6 |H| with eigenvalues inside it above
     the round-off level (tolerance / 100) now leaves the nullity unread: inconclusive, for the claim and
     for its wrong-nullity control alike (which the paper's configuration refutes)."""
-    from softmix.checks.runner import run_claim
 
     cfg = {"lda": {"m1": ["0.03", "0.53"], "m_1": ["-0.97", "-0.66"],
                    "Gamma": [["0.61", "-0.15"], ["-0.15", "1.81"]], "pi_plus": "0.31"}}
