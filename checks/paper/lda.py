@@ -86,6 +86,16 @@ def draw_lda_symmetric(rng, params, i, key="lda", balanced=False, max_d=3):
     return {key: {"m1": m, "m_1": neg, "Gamma": G, "pi_plus": pi}}
 
 
+def require_positive(p, *names, allow_zero=()) -> None:
+    """``__post_init__`` helper: each named field is a positive integer (a field in ``allow_zero`` may be 0);
+    a ValueError makes a bad ``--config`` value exit 2 before anything runs."""
+    for name in names:
+        v = getattr(p, name)
+        if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name in allow_zero else 1):
+            kind = "non-negative" if name in allow_zero else "positive"
+            raise ValueError(f"{name} must be a {kind} integer, got {v!r}")
+
+
 def active_control(ctx, names) -> str | None:
     """The declared control this run decides (the name the theory's derivations take as ``variant``), or None."""
     return next((n for n in names if ctx.control(n)), None)
@@ -100,6 +110,9 @@ _PROOF_COVERS = "(the proof covers every configuration of dimension sym_dim"
 class LemmaB1:
     sym_dim: int = 2
     also_d1: bool = True
+
+    def __post_init__(self):
+        require_positive(self, "sym_dim")
 
 
 _B1 = {"untransposed-U11": "U11 x instead of U11^T x in the gate and the mean",
@@ -133,9 +146,12 @@ def lemma_b1(p: LemmaB1, ctx):
 class SymbolicDim:
     sym_dim: int = 2
 
+    def __post_init__(self):
+        require_positive(self, "sym_dim")
+
 
 @dataclass
-class SymbolicDim1:
+class SymbolicDim1(SymbolicDim):
     sym_dim: int = 1
 
 
@@ -260,6 +276,9 @@ def lemma_b8(p: SymbolicDim1, ctx):
 class LemmaB10:
     sym_dim: int = 2
     d2_search: bool = True
+
+    def __post_init__(self):
+        require_positive(self, "sym_dim")
 
 
 _B10 = {"untransposed": "U11^T inserted: X (Gamma U11^T v21)^T", "flipped-sign": "sign of the v22 gradient flipped"}

@@ -20,7 +20,7 @@ from softmix.theory import lda as T
 
 from ..api import Draws, claim, decide, decide_one, part
 from ..rules import Bound, Residual
-from .lda import SECTION, SOURCE, active_control, c1, draw_lda
+from .lda import SECTION, SOURCE, active_control, c1, draw_lda, require_positive
 
 #: Lemma B.3's cases besides the given configuration: case 1; 2(a) with b* = 0 and b* != 0; 2(b); d = 3
 B3_CASES = [N.C1,  # case 1
@@ -79,6 +79,9 @@ class LemmaB4:
     dps: int = 30
     nodes: int = 100
     perturbations: int = 12
+
+    def __post_init__(self):
+        require_positive(self, "dps", "nodes", "perturbations", allow_zero=("perturbations",))
 
 
 def _draw_b4(rng, p, i):
@@ -147,6 +150,9 @@ class LemmaB6:
     dps: int = 30
     points: int = 6
 
+    def __post_init__(self):
+        require_positive(self, "dps", "points")
+
 
 @claim(id="lemma-b.6", title="Positive part of a Gaussian", source=f"{SOURCE}, Lemma B.6",
        statement="E[X_+] = mu Phi(mu/s) + s phi(mu/s)", section=SECTION, kind="numeric",
@@ -180,6 +186,9 @@ def lemma_b6(p: LemmaB6, ctx):
 class Lemma32:
     lda: dict = field(default_factory=c1)
     points: int = 3
+
+    def __post_init__(self):
+        require_positive(self, "points")
 
 
 #: the given configuration is joined by a d = 3 one and a symmetric one (m1 = -m_-1)
@@ -224,6 +233,9 @@ class LemmaB11:
     lda: dict = field(default_factory=c1)
     dps: int = 30
     nodes: int = 8
+
+    def __post_init__(self):
+        require_positive(self, "dps", "nodes")
 
 
 @claim(id="lemma-b.11", title="Second-order expansion of the risk", source=f"{SOURCE}, Lemma B.11",

@@ -19,7 +19,7 @@ from softmix.numerics.memo import remember
 
 from ..api import claim, outcome, part
 from ..params import Exact
-from .lda import SOURCE
+from .lda import SOURCE, require_positive
 
 SECTION = "certificates"
 
@@ -70,6 +70,7 @@ class NormalHessian:
     prec: int = 128
 
     def __post_init__(self):
+        require_positive(self, "truncation", "prec")
         if self.Gamma != "identity" or len(self.m1) != 2 or len(self.m_minus1) != 2:
             raise ValueError("this certificate handles d = 2 and Gamma = identity (configuration C1)")
 
@@ -154,6 +155,10 @@ class Coercivity:
     softplus_K: int = 9
     softplus_pieces: int = 160
     prec: int = 96
+
+    def __post_init__(self):
+        require_positive(self, "d", "monotonicity_boxes", "softplus_K", "softplus_pieces", "prec", "random_directions",
+                         allow_zero=("random_directions",))
 
 
 def _coercivity(p, endpoint, ctx):

@@ -20,7 +20,7 @@ from softmix.numerics.precision import workdps
 
 from ..api import Draws, claim, outcome, part
 from ..assumptions import Assumption
-from .lda import SECTION, SOURCE, c1, draw_lda
+from .lda import SECTION, SOURCE, c1, draw_lda, require_positive
 
 
 def _f(x, k=12):
@@ -31,20 +31,23 @@ def _f(x, k=12):
 @dataclass
 class LemmaB13:
     lda: dict = field(default_factory=c1)
-    dps: int | None = None
+    dps: int = 0  # 0: float64; otherwise mpmath at dps digits
     nodes: int = 48
     max_nodes: int = 162
 
+    def __post_init__(self):
+        require_positive(self, "dps", "nodes", "max_nodes", allow_zero=("dps",))
+
 
 def _b13_row(P, p, s_nonzero, swapped):
-    d, mp = P.d, p.dps is not None
-    with workdps(p.dps or 15):
+    d, mp, dps = P.d, bool(p.dps), p.dps or None
+    with workdps(dps or 15):
         s = None
         if s_nonzero:
             s = np.array([0.5, -1.0] + [1 / 3] * (d - 2))
             s = np.array([mpm.mpf(x) for x in s], dtype=object) if mp else s
         z = N.bayes_zeta(P, mp=mp, s=s)
-    k = effective_hessian_kernel(P, z, p.nodes, p.max_nodes, p.dps)
+    k = effective_hessian_kernel(P, z, p.nodes, p.max_nodes, dps)
     expected = (d if s_nonzero else d + 1) if not swapped else (d + 1 if s_nonzero else d)
     row = {"s_star_nonzero": s_nonzero, "hessian_nullity": k["nullity"], "expected_nullity": expected,
            "smallest_nonzero_eigenvalue": None if k["smallest_nonzero_eigenvalue"] is None
@@ -88,6 +91,11 @@ class Thm35:
     T: float = 800.0
     h: float = 2.0
     max_steps: int = 2000
+
+    def __post_init__(self):
+        require_positive(self, "nodes", "max_nodes", "max_steps")
+        if not (self.T > 0 and self.h > 0 and self.perturbation > 0):
+            raise ValueError("T, h and perturbation must be positive")
 
 
 def _undecided(row, reason, to_settle="a larger max_nodes"):
