@@ -196,7 +196,9 @@ _FLOW_RULE = ("Hessian by a Gauss-Hermite rule refined until two rules agree to 
 def _symmetric_balanced(values, rng):
     """m_-1 = -m1 with pi_+ = 1/2: Theta1 still holds Bayes points (b* = 0), but DPhi loses rank (Lemma 3.2)."""
     P = N.LDAProblem.from_params(values["lda"])
-    return {"lda": {**P.to_params(), "m_1": [str(-x) for x in P.m1], "pi_plus": "1/2"}}
+    if any(P.m1):
+        return {"lda": {**P.to_params(), "m_1": [str(-x) for x in P.m1], "pi_plus": "1/2"}}
+    return {"lda": {**P.to_params(), "m1": [str(-x) for x in P.m_1], "pi_plus": "1/2"}}  # m1 = 0: mirror m_-1
 
 
 ASYMMETRIC_MEANS = Assumption("asymmetric-means", "m1 != -m_-1",
