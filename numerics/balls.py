@@ -18,7 +18,7 @@ from flint import acb, arb, ctx, fmpq
 __all__ = ["DEFAULT_PREC", "precision", "to_arb", "hull", "gt", "ge", "lt", "le", "fmt", "ends",
            "Phi", "phi", "normal_mass", "poly2_tail", "poly2_mass", "cholesky",
            "min_eig_lower", "rayleigh", "integrate", "sigmoid", "matmul", "transpose",
-           "with_error", "mean_value_enclosure", "cover_sign"]
+           "with_error", "mean_value_enclosure", "cover_sign", "ball_contains"]
 
 DEFAULT_PREC = 128
 
@@ -252,3 +252,21 @@ def cover_sign(f, lo, hi, sign: int, df=None, n_init: int = 8, max_depth: int = 
         stack.append((m, b, dep + 1))
         stack.append((a, m, dep + 1))
     return {"status": True, "boxes": boxes}
+
+
+# ---- enclosure of a reference value ---------------------------------------------------------------
+def ball_contains(ball: arb, ref, rad):
+    """Does ``ball`` contain the number known to lie within ``rad`` of the mpmath value ``ref``?  Tri-state:
+    True when certainly (lower <= [ref +- rad] <= upper), False when certainly not (the ball misses the
+    whole interval), None otherwise (a ball narrower than the reference's accuracy, e.g. an exact point:
+    consistent, but not decided).
+
+    >>> import mpmath
+    >>> ball_contains(hull(0, 1), mpmath.mpf("0.5"), "1e-10"), ball_contains(hull(0, 1), mpmath.mpf(2), 0.1)
+    (True, False)
+    """
+    import mpmath as mpm
+
+    r = arb(mpm.nstr(mpm.mpf(ref), max(mpm.mp.dps, 30) + 15), mpm.nstr(mpm.mpf(rad), 5))
+    lo, hi = le(ball.lower(), r), le(r, ball.upper())
+    return True if (lo is True and hi is True) else (False if (lo is False or hi is False) else None)

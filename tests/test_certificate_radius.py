@@ -4,7 +4,7 @@ checks this fails when a radius term is dropped (issue 11, part 3).
 * The Gaussian closed forms of numerics/balls.py (Phi, normal_mass, poly2_mass, poly2_tail)
   against mpmath quadrature at 40 digits.
 * The six integrals E[kappa t^j gate^k] of the Theorem 3.5 normal-Hessian certificate
-  (checks/paper/lda_certificates.py): each is a ball of the integral over [-T, T] *enlarged by the
+  (numerics/lda_hessian_certificate.py): each is a ball of the integral over [-T, T] *enlarged by the
   Gaussian tail bound*; without that radius term (``with_error`` monkeypatched to drop it) the
   balls no longer contain the integral over the real line.
 * ``cover_sign`` (the bisection behind the denoising and finite-prompt certificates) never
@@ -82,8 +82,7 @@ def _hessian_integrals_mp():
 
 
 def _hessian_integral_balls(monkeypatch, truncation=None):
-    from softmix.checks.paper import lda_certificates as L
-    from softmix.checks.registry import get
+    from softmix.numerics.lda_hessian_certificate import normal_hessian_certificate
 
     seen = []
     real = B.with_error
@@ -95,8 +94,7 @@ def _hessian_integral_balls(monkeypatch, truncation=None):
 
     monkeypatch.setattr(B, "with_error", spy)
     with B.precision(128):
-        over = {"truncation": truncation} if truncation is not None else None
-        L._normal_hessian_certificate(get("cert-thm-3.5-normal-hessian").params("quick", over))
+        normal_hessian_certificate([1, 0], [0, 1], "0.6", 1, 12 if truncation is None else truncation, 128)
     assert len(seen) == len(JK)
     return seen
 

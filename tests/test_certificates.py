@@ -87,60 +87,6 @@ def test_cover_sign_finds_counterexamples_and_certifies():
 
 
 # ---- pinned values (independent mpmath computations) ----------------------------------------------
-def test_c0_pinned_phi1_minus_Phi_minus1():
-    C = _certificates()
-    from softmix.checks.registry import get
-
-    cert = C._coercivity_certificate(get("cert-lemma-b.32-coercivity").params("quick"))
-    with mpm.workdps(40):
-        ref = mpm.npdf(1) - mpm.ncdf(-1)  # c0 = phi(1) - Phi(-1) for M = 1
-    assert abs(float(ref) - 0.0833154705876863) < 1e-15
-    with B.precision(cert["prec"]):
-        assert cert["_C1"].overlaps(arb(mpm.nstr(ref, 35), 1e-33))
-        assert cert["_C1"].rad() < 1e-25
-
-
-def test_normal_hessian_enclosure_against_float_reference():
-    """Independent float64 route: quadrature of E[kappa F F^T] on C1, DC from Lemma B.14, and the
-    nonzero eigenvalues of DC^T H DC; the smallest must lie in [certified lower, Rayleigh upper]."""
-    from scipy import integrate
-
-    C = _certificates()
-    from softmix.checks.registry import get
-
-    cert = C._normal_hessian_certificate(get("cert-thm-3.5-normal-hessian").params("quick"))
-    b = np.log(1.5)
-    sig = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
-
-    def E(fun):  # X ~ 0.6 N((1,0), I) + 0.4 N((0,1), I), in the rotated coordinates (t, v)
-        dens = lambda t: 0.6 * np.exp(-(t - 2 ** -0.5) ** 2 / 2) / np.sqrt(2 * np.pi) + \
-            0.4 * np.exp(-(t + 2 ** -0.5) ** 2 / 2) / np.sqrt(2 * np.pi)  # noqa: E731
-        return integrate.quad(lambda t: fun(t) * dens(t), -14, 14, epsabs=1e-14, epsrel=1e-13)[0]
-
-    eta = lambda t: sig(np.sqrt(2) * t + b)  # noqa: E731
-    k = lambda t: eta(t) * (1 - eta(t))  # noqa: E731
-    nv, Ev2 = 2 ** -0.5, 1.5
-    I = {(j, q): E(lambda t, j=j, q=q: k(t) * t ** j * eta(t) ** q) for j, q in
-         [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (0, 2)]}
-    HF = np.array([[I[2, 0], I[1, 0] * nv, I[1, 0], I[1, 1]], [I[1, 0] * nv, I[0, 0] * Ev2, I[0, 0] * nv, I[0, 1] * nv],
-                   [I[1, 0], I[0, 0] * nv, I[0, 0], I[0, 1]], [I[1, 1], I[0, 1] * nv, I[0, 1], I[0, 2]]])
-    e, ep = np.array([1, -1]) / np.sqrt(2), np.array([1, 1]) / np.sqrt(2)
-    R = np.eye(4)
-    R[:2, :2] = np.vstack([e, ep])
-    H = R.T @ HF @ R
-    v21 = b * np.ones(2)
-    U11 = np.outer([1, -1], v21) / (v21 @ v21)
-    DC = np.zeros((4, 9))
-    DC[0, 0:2] = v21
-    DC[1, 2:4] = v21
-    DC[0:2, 6:8] = U11
-    DC[2, 6:8], DC[3, 6:8], DC[2, 8], DC[3, 8] = [0, 1], [1, -1], -1, 2
-    ev = np.linalg.eigvalsh(DC.T @ H @ DC)
-    nonzero = np.sort(ev[np.abs(ev) > 1e-9])
-    assert len(nonzero) == 4 and nonzero[0] > 0
-    lo = float(cert["lower"])
-    hi = float(cert["upper"].upper())
-    assert lo <= nonzero[0] * (1 + 1e-8) and nonzero[0] <= hi * (1 + 1e-8)
 
 
 def test_rho_at_default_tilt_matches_float_constants():
@@ -164,33 +110,6 @@ def _defaults():
 
 
 # ---- wrong-quantity controls: the mistaken quantity itself, checked independently -------------------
-def test_s_star_zero_hessian_has_exact_null_normal_direction():
-    C = _certificates()
-    from softmix.checks.registry import get
-
-    cert = C._normal_hessian_certificate(get("cert-thm-3.5-normal-hessian").params("quick", {"s_scale": 0}))
-    ne = cert["normal_eigenvalues"]
-    assert cert["lower"] is None and cert["upper"] == 0 and cert["upper"].rad() == 0
-    assert ne["null_direction_z_wbr"] == ["0", "0", "3/5", "-1"]
-    assert ne["cholesky_of_H"]["status"] is None  # singular H: the ball Cholesky cannot decide
-    assert arb(ne["ball_rayleigh_of_H_at_z (must contain 0)"]).contains(0)
-    assert cert["realizes_bayes_minimizer"] and cert["lambda_min_DC_DCt"]["status"] is True
-
-
-def test_c0_at_plus_M_pinned_and_softplus_bounds_bracket_mpmath():
-    C = _certificates()
-    from softmix.checks.registry import get
-
-    p = {**get("cert-lemma-b.32-coercivity").params("quick"), "c0_endpoint": "+M"}
-    cert = C._coercivity_certificate(p)
-    with mpm.workdps(40):
-        ref = mpm.ncdf(1) + mpm.npdf(1)  # g(+1) = Phi(1) + phi(1)
-    assert cert["_C1"].overlaps(arb(mpm.nstr(ref, 35), 1e-33)) and cert["_counterexample"]
-    for row in cert["sampled_directions"]["rows"][:3]:  # e1-aligned: w^T Y X ~ N(r, r^2)
-        rad = float(row["radius"])
-        with mpm.workdps(20):
-            L = mpm.quad(lambda u: mpm.log(1 + mpm.exp(-rad * (1 + u))) * mpm.npdf(u), [-mpm.inf, -1, mpm.inf])
-        assert float(arb(row["L(w)_ge"]).lower()) <= float(L) <= float(arb(row["L(w)_le"]).upper())
 
 
 def test_wrong_power_rho_probe_matches_float():

@@ -186,8 +186,8 @@ GENERIC_LDA = {"m1": ["0.3", "-1.2"], "m_1": ["0.8", "0.5"], "Gamma": [["1.1", "
 def test_experiment_starts_are_checked(cfg):
     """The starts of fig-1 / thm-3.5 (Theta1, Theta2) and fig-4 / fig-5 / thm-3.6 (T_K, Gaussian)
     are checked against what the figure names, independently of the rate."""
-    from softmix.checks.paper.lda import start_check
     from softmix.numerics import lda as N
+    from softmix.numerics.lda_bayes import start_check
 
     P = N.LDAProblem.from_params(N.C1 if cfg == "C1" else GENERIC_LDA)
     d = P.d
@@ -330,7 +330,7 @@ def test_lda_draws_follow_the_seed(cid):
     """Same seed: identical drawn configuration; another seed: a different one (one cheap claim
     per module, the draw alone, no check run)."""
     claim = _lda_registry()[cid]
-    draw = claim.check.generic_draw
+    draw = getattr(claim.check, "generic_draw", None) or claim.configurations.draw  # old dialect, or softmix.Draws
     p = claim.params("quick")
     a = draw(C.configuration_rng(Context(cid, "quick", 5001), 1), dict(p), 1)
     b = draw(C.configuration_rng(Context(cid, "full", 5001, variant=claim.controls[0].id), 1), dict(p), 1)
@@ -373,7 +373,8 @@ def test_lda_claims_draw_or_say_why():
     reg = _lda_registry()
     lda = [c for c in reg.values() if c.section == "lda" and not c.id.startswith("cert-")]
     assert lda
-    bare = [c.id for c in lda if not getattr(c.check, "generic_draw", None) and not c.configurations_note]
+    bare = [c.id for c in lda if not getattr(c.check, "generic_draw", None) and not c.configurations
+            and not c.configurations_note]
     assert not bare, bare
     claim = reg["eq-6-7"]
     got = configurations_tried(claim, claim.params("quick"), "quick", Outcome("verified", {}))

@@ -1,12 +1,12 @@
-"""Implementation checks of the landscape claims (checks.paper.lda_landscape, checks.paper.lda): square_risk,
-the escaping sequence's risk gap and L1 distance, the reduced linear risk, the numeric Bayes-realising
-constructions and the projected quadrature; each passes on generic configurations and fails on a
-deliberately broken function."""
+"""Implementation checks of the landscape claims (checks.paper.lda_landscape): square_risk, the escaping
+sequence's risk gap and L1 distance, the reduced linear risk; each passes on generic configurations and fails
+on a deliberately broken function.  (The numeric Bayes-realising constructions and the projected quadrature:
+tests/numerics/test_lda_bayes.py, tests/numerics/test_lda_hessian.py.)"""
 
 import numpy as np
 import pytest
 
-from softmix.checks.paper import lda as ML, lda_landscape as M
+from softmix.checks.paper import lda_landscape as M
 from softmix.numerics import lda as N, lda_landscape as LL
 from softmix.numerics.precision import exact_floats
 
@@ -65,45 +65,6 @@ def test_linear_risk_implementation(monkeypatch):
     assert out["passed"] and len(out["points"]) == 2
     rows[1]["L"] = rows[1]["L"] * (1 + 1e-6)
     assert not M._linear_risk_implementation(P, rows, 20)["passed"]
-
-
-def test_numeric_constructions_cover_every_branch():
-    """The b* = 0 branch of construct_theta1, both branches of theta2_mp (r = R_TARGET where r is free) and
-    its ValueError in the symmetric balanced case."""
-    for cfg in [N.C1] + ML.B3_CASES:
-        rows, ok = ML.numeric_constructions(N.LDAProblem.from_params(cfg))
-        assert ok, rows
-    P = N.LDAProblem.from_params(ML.B3_CASES[1])
-    assert P.bayes()[1] == 0 and P.balanced
-    rows, _ = ML.numeric_constructions(P)
-    assert rows["theta2_mp"]["r"].startswith("-1.75")
-    rows, _ = ML.numeric_constructions(N.LDAProblem.from_params(ML.B3_CASES[3]))
-    assert "raised" in rows["theta2_mp"]
-
-
-def test_numeric_constructions_catch_a_broken_theta1(monkeypatch):
-    P = N.LDAProblem.from_params(ML.B3_CASES[1])  # b* = 0
-    orig = N.construct_theta1
-    monkeypatch.setattr(N, "construct_theta1", lambda prob, u12=None: orig(prob, u12) * np.r_[np.ones(8), 2.0])
-    rows, ok = ML.numeric_constructions(P)
-    assert not ok and not rows["construct_theta1"]["passed"]
-
-
-def test_numeric_constructions_catch_an_ignored_r_target(monkeypatch):
-    P = N.LDAProblem.from_params(ML.B3_CASES[2])
-    orig = LL.theta2_mp
-    monkeypatch.setattr(LL, "theta2_mp", lambda prob, r_target=None, dps=30: orig(prob, None, dps))
-    rows, ok = ML.numeric_constructions(P)
-    assert not ok and not rows["theta2_mp"]["r_ok"]
-
-
-def test_projected_rule_catches_dropped_complement(monkeypatch):
-    P = N.LDAProblem.from_params(M.CFG_ANISO)
-    assert ML.projected_vs_full_rule(P, np.random.default_rng(0))["passed"]
-    orig = N._basis
-    # a basis that drops the second direction: the complement then carries part of the integrand's variation
-    monkeypatch.setattr(N, "_basis", lambda vectors, mp: orig(vectors[:1], mp))
-    assert not ML.projected_vs_full_rule(P, np.random.default_rng(0))["passed"]
 
 
 def test_escape_l1_tolerance_covers_float64_round_off_seed_9226():

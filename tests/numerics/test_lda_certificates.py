@@ -1,0 +1,117 @@
+"""numerics.lda_hessian_certificate and numerics.lda_coercivity_certificate: the ball-arithmetic certificates of
+checks/paper/lda_certificates.py against values computed independently (mpmath, scipy), the mistaken
+quantities of their wrong-quantity controls included."""
+import mpmath as mpm
+import numpy as np
+import pytest
+
+flint = pytest.importorskip("flint")
+from flint import arb  # noqa: E402
+
+from softmix.numerics import balls as B  # noqa: E402
+from softmix.numerics.lda_coercivity_certificate import coercivity_certificate, softplus_expectation_bounds  # noqa: E402
+from softmix.numerics.lda_hessian_certificate import (  # noqa: E402
+    enclosure_rows,
+    hessian_integrals_reference,
+    normal_hessian_certificate,
+)
+
+C1 = {"m1": [1, 0], "m_minus1": [0, 1], "pi_plus": "0.6"}
+
+
+def _coercivity(endpoint="-M"):
+    return coercivity_certificate(20, "e1", "identity", np.random.default_rng(0), c0_endpoint=endpoint)
+
+
+def test_c0_pinned_phi1_minus_Phi_minus1():
+    cert = _coercivity()
+    with mpm.workdps(40):
+        ref = mpm.npdf(1) - mpm.ncdf(-1)  # c0 = phi(1) - Phi(-1) for M = 1
+    assert abs(float(ref) - 0.0833154705876863) < 1e-15
+    with B.precision(cert["prec"]):
+        assert cert["C1"].overlaps(arb(mpm.nstr(ref, 35), 1e-33)) and cert["C1"].rad() < 1e-25
+    assert cert["ok"] and not cert["counterexample"] and False not in cert["enclosures_ok"]
+
+
+def test_c0_at_plus_M_pinned_and_softplus_bounds_bracket_mpmath():
+    cert = _coercivity("+M")
+    with mpm.workdps(40):
+        ref = mpm.ncdf(1) + mpm.npdf(1)  # g(+1) = Phi(1) + phi(1)
+    assert cert["C1"].overlaps(arb(mpm.nstr(ref, 35), 1e-33)) and cert["counterexample"]
+    for row in cert["sampled_directions"]["rows"][:3]:  # e1-aligned: w^T Y X ~ N(r, r^2)
+        rad = float(row["radius"])
+        with mpm.workdps(20):
+            L = mpm.quad(lambda u: mpm.log(1 + mpm.exp(-rad * (1 + u))) * mpm.npdf(u), [-mpm.inf, -1, mpm.inf])
+        assert float(arb(row["L(w)_ge"]).lower()) <= float(L) <= float(arb(row["L(w)_le"]).upper())
+
+
+def test_softplus_bounds_bracket_a_quadrature_and_tighten_with_pieces():
+    with B.precision(96):
+        lo, hi = softplus_expectation_bounds(B.to_arb("0.3"), B.to_arb(2), 9, 40)
+        lo2, hi2 = softplus_expectation_bounds(B.to_arb("0.3"), B.to_arb(2), 9, 160)
+    with mpm.workdps(20):
+        ref = mpm.quad(lambda u: mpm.log(1 + mpm.exp(-(mpm.mpf("0.3") + 2 * u))) * mpm.npdf(u), [-mpm.inf, 0, mpm.inf])
+    assert float(lo.upper()) <= float(ref) <= float(hi.lower())
+    assert float(hi2 - lo2) < float(hi - lo) / 4
+
+
+def test_normal_hessian_enclosure_against_float_reference():
+    """Independent float64 route: quadrature of E[kappa F F^T] on C1, DC from Lemma B.14, and the nonzero
+    eigenvalues of DC^T H DC; the smallest must lie in [certified lower, Rayleigh upper]."""
+    from scipy import integrate
+
+    cert = normal_hessian_certificate(**C1)
+    b = np.log(1.5)
+    sig = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+
+    def E(fun):  # X ~ 0.6 N((1,0), I) + 0.4 N((0,1), I), in the rotated coordinates (t, v)
+        dens = lambda t: 0.6 * np.exp(-(t - 2 ** -0.5) ** 2 / 2) / np.sqrt(2 * np.pi) + \
+            0.4 * np.exp(-(t + 2 ** -0.5) ** 2 / 2) / np.sqrt(2 * np.pi)  # noqa: E731
+        return integrate.quad(lambda t: fun(t) * dens(t), -14, 14, epsabs=1e-14, epsrel=1e-13)[0]
+
+    eta = lambda t: sig(np.sqrt(2) * t + b)  # noqa: E731
+    k = lambda t: eta(t) * (1 - eta(t))  # noqa: E731
+    nv, Ev2 = 2 ** -0.5, 1.5
+    I = {(j, q): E(lambda t, j=j, q=q: k(t) * t ** j * eta(t) ** q) for j, q in
+         [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (0, 2)]}
+    HF = np.array([[I[2, 0], I[1, 0] * nv, I[1, 0], I[1, 1]], [I[1, 0] * nv, I[0, 0] * Ev2, I[0, 0] * nv, I[0, 1] * nv],
+                   [I[1, 0], I[0, 0] * nv, I[0, 0], I[0, 1]], [I[1, 1], I[0, 1] * nv, I[0, 1], I[0, 2]]])
+    e, ep = np.array([1, -1]) / np.sqrt(2), np.array([1, 1]) / np.sqrt(2)
+    R = np.eye(4)
+    R[:2, :2] = np.vstack([e, ep])
+    H = R.T @ HF @ R
+    v21 = b * np.ones(2)
+    U11 = np.outer([1, -1], v21) / (v21 @ v21)
+    DC = np.zeros((4, 9))
+    DC[0, 0:2] = v21
+    DC[1, 2:4] = v21
+    DC[0:2, 6:8] = U11
+    DC[2, 6:8], DC[3, 6:8], DC[2, 8], DC[3, 8] = [0, 1], [1, -1], -1, 2
+    ev = np.linalg.eigvalsh(DC.T @ H @ DC)
+    nonzero = np.sort(ev[np.abs(ev) > 1e-9])
+    assert len(nonzero) == 4 and nonzero[0] > 0
+    lo = float(cert["lower"])
+    hi = float(cert["upper"].upper())
+    assert lo <= nonzero[0] * (1 + 1e-8) and nonzero[0] <= hi * (1 + 1e-8)
+
+
+def test_s_star_zero_hessian_has_exact_null_normal_direction():
+    cert = normal_hessian_certificate(**C1, s_scale=0)
+    ne = cert["normal_eigenvalues"]
+    assert cert["lower"] is None and cert["upper"] == 0 and cert["upper"].rad() == 0
+    assert ne["null_direction_z_wbr"] == ["0", "0", "3/5", "-1"]
+    assert ne["cholesky_of_H"]["status"] is None  # singular H: the ball Cholesky cannot decide
+    assert arb(ne["ball_rayleigh_of_H_at_z (must contain 0)"]).contains(0)
+    assert cert["realizes_bayes_minimizer"] and cert["lambda_min_DC_DCt"]["status"] is True
+
+
+def test_integral_balls_contain_the_whole_line_reference_and_a_shifted_one_is_missed():
+    refs = hessian_integrals_reference(**C1, s_scale=1, dps=30)
+    shifted = {k: (v + mpm.mpf(10) ** -6 if k != "error" else v) for k, v in refs.items()}
+    for T in (4, 12):  # at T = 4 the Gaussian tail bound is what makes the balls enclosures
+        cert = normal_hessian_certificate(**C1, truncation=T)
+        with B.precision(cert["prec"]):
+            rows = enclosure_rows(cert["integral_balls"], refs, 30, refs["error"])
+            assert all(r["contains"] is True for r in rows), rows
+    with B.precision(cert["prec"]):  # T = 12: balls of radius ~1e-30 miss a reference moved by 1e-6
+        assert all(r["contains"] is False for r in enclosure_rows(cert["integral_balls"], shifted, 30, refs["error"]))
