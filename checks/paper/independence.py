@@ -13,9 +13,6 @@ INDEPENDENCE = {
     "prop-a.1": "derived side: normalised attention on atoms / tanh-sinh quadrature of the definition; stated side: query-gated mixture of component maps; shared: nothing",
     "linear-fixed-proportions": "derived side: second moment from the Hessian of the MGF; stated side: sum_k pi_k V (G_k + m_k m_k^T) U z; shared: nothing",
     # finite prompts
-    "fp-lln": "derived side: simulated finite prompts (sampling code); stated side: infinite-prompt limit V grad Lambda(a) (float64, cross-checked at 30 digits); shared: the mixture parser",
-    "fp-bias": "derived side: simulated finite prompts; stated side: rho V (grad Lambda(a) - grad Lambda(2a)) from the CGF (float64 and mpmath paths must agree); shared: the mixture parser",
-    "fp-covariance": "derived side: simulated finite prompts; stated side: rho V C V^T from tilted moments (float64 and mpmath paths must agree); shared: the mixture parser",
     # Section 3 / App. B
     "lemma-b.1": "derived side: attention output computed from the LDA token law's MGF (SymPy); stated side: sigmoid-gated affine map of Lemma B.1; shared: nothing",
     "eq-6-7": "derived side: last coordinate of the derived attention output; stated side: w^T x + b + r sigma(s0 + s^T x); shared: nothing",
@@ -73,7 +70,6 @@ INDEPENDENCE = {
     "cert-thm-4.1-linear-gap": "derived side: ball-arithmetic enclosure of the linear-attention excess risk; stated side: a strictly positive gap; shared: nothing",
     "cert-prop-4.3-u-lambda": "derived side: interval Newton enclosure of tanh(lambda^2 u) = u; stated side: a unique positive fixed point; shared: nothing",
     "cert-prop-4.3-contraction": "derived side: ball bisection of tanh(lambda^2 u) - u on (0, oo); stated side: contraction for lambda <= 1; shared: nothing",
-    "cert-fp-rho": "derived side: ball-arithmetic enclosure of M(2a)/M(a)^2 over a box; stated side: rho >= 1; shared: nothing",
     # added on main after the first pass (finite-prompt risk, appendix B, remark 4.2)
     "fp-multihead-covariance": "derived side: simulated finite prompts read by several heads; stated side: rho_hh' V_h C_hh' V_h'^T from the mixture's CGF; shared: the mixture parser",
     "fp-risk-expansion": "derived side: simulated finite-prompt risks; stated side: the closed-form 1/L coefficient K (and its Gaussian-query average); shared: the mixture parser",
