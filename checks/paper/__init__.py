@@ -34,7 +34,8 @@ register_section("beyond", "the predecessor and neighbouring results")
 register_section("certificates", "ball-arithmetic certificates (python-flint)")
 
 #: modules in display order
-MODULES = ("attention", "finite_prompt", "finite_prompt_lln", "finite_prompt_risk", "lda", "lda_landscape", "lda_dynamics", "lda_finite_prompt",
+MODULES = ("attention", "finite_prompt", "finite_prompt_lln", "finite_prompt_risk",
+           "finite_prompt_risk_threshold", "finite_prompt_risk_tasks", "finite_prompt_risk_lda", "lda", "lda_landscape", "lda_dynamics", "lda_finite_prompt",
            "lda_appendix", "denoising", "denoising_appendix", "beyond", "lda_certificates", "denoising_certificates",
            "finite_prompt_certificates")
 

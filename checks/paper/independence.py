@@ -71,12 +71,6 @@ INDEPENDENCE = {
     "cert-prop-4.3-u-lambda": "derived side: interval Newton enclosure of tanh(lambda^2 u) = u; stated side: a unique positive fixed point; shared: nothing",
     "cert-prop-4.3-contraction": "derived side: ball bisection of tanh(lambda^2 u) - u on (0, oo); stated side: contraction for lambda <= 1; shared: nothing",
     # added on main after the first pass (finite-prompt risk, appendix B, remark 4.2)
-    "fp-multihead-covariance": "derived side: simulated finite prompts read by several heads; stated side: rho_hh' V_h C_hh' V_h'^T from the mixture's CGF; shared: the mixture parser",
-    "fp-risk-expansion": "derived side: simulated finite-prompt risks; stated side: the closed-form 1/L coefficient K (and its Gaussian-query average); shared: the mixture parser",
-    "fp-risk-threshold": "derived side: simulated query-averaged risks over L; stated side: finiteness iff lambda* < 1/2 and the L^(-1/(2 lambda*)) rate past it; shared: nothing",
-    "fp-risk-icl-regression": "derived side: simulated in-context regression prompts; stated side: the closed-form 1/L coefficient; shared: nothing",
-    "fp-risk-denoiser": "derived side: simulated finite prompts through Thm 4.1's two heads; stated side: lambda* >= 1 and the L^(-1/(2 lambda*)) excess; shared: the head construction",
-    "fp-risk-lda-bayes-point": "derived side: simulated finite-prompt logistic risks at a Bayes point; stated side: (1/2) E[eta(1 - eta) v(x)] from the variance constant; shared: the Bayes-point construction",
     "lemma-b.7": "derived side: derivative of the conditional logistic loss (SymPy); stated side: sigma(f) - eta; shared: nothing",
     "lemma-b.15": "derived side: gradient of R o Phi by the chain rule (SymPy); stated side: the blockwise adjoint DPhi^*; shared: Phi's expression",
     "lemma-b.17": "derived side: g_zeta on each branch and its x-Hessian (SymPy); stated side: E1 u E2 as the minimisers; shared: nothing",
