@@ -55,6 +55,7 @@ def mgf_derivative_kernel(D: int):
     ``(t, m, G)`` and compiled for mpmath: a function of ``(t, m, upper triangle of G)`` returning
     ``[e, grad e (D entries), Hessian e (D x D, row-major)]``."""
     import sympy as sp
+
     from softmix.theory.mixtures import component_log_mgf, gradient, hessian, matrix_symbols, vector_symbols
 
     t, m, G = vector_symbols("t", D), vector_symbols("m", D), matrix_symbols("G", D, symmetric=True)

@@ -21,10 +21,17 @@ import numpy as np
 
 from .mixture import GaussianMixture
 
-__all__ = ["rho_lower_bounds", "ball_contains", "MAX_ROWS"]
+__all__ = ["rho_lower_bounds", "ball_contains", "require_flint", "MAX_ROWS"]
 
 #: boxes listed in the result (all are decided)
 MAX_ROWS = 12
+
+
+def require_flint():
+    """:mod:`softmix.numerics.balls` (python-flint's balls); raises ModuleNotFoundError without python-flint."""
+    from . import balls
+
+    return balls
 
 
 def _frac(x) -> Fraction:

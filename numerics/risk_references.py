@@ -160,7 +160,8 @@ def lda_bayes_head(prob, U0, u) -> tuple:
     Gt = np.zeros((D, D))
     Gt[:d, :d] = G
     wts = [repr(float(pi)), repr(1 - float(pi))]
-    mix = GaussianMixture.from_json_obj({"weights": wts, "means": [f([list(m1) + [1.0]])[0], f([list(m_1) + [-1.0]])[0]],
+    mix = GaussianMixture.from_json_obj({"weights": wts, "means": [f([list(m1) + [1.0]])[0],
+                                                                   f([list(m_1) + [-1.0]])[0]],
                                          "covariances": [f(Gt), f(Gt)]})
     q = GaussianMixture.from_json_obj({"weights": wts, "means": [f([list(m1) + [0.0]])[0], f([list(m_1) + [0.0]])[0]],
                                        "covariances": [f(Gt), f(Gt)]})
@@ -176,7 +177,8 @@ def denoiser_heads(task) -> tuple:
     from . import denoising as DN
 
     hs = DN.paper_two_heads(task)
-    heads = RK.parse_heads([{"U": [[repr(float(x)) for x in r] for r in U], "V": [[repr(float(x)) for x in r] for r in V]}
+    heads = RK.parse_heads([{"U": [[repr(float(x)) for x in r] for r in U],
+                             "V": [[repr(float(x)) for x in r] for r in V]}
                             for U, V in hs], task.d)
     return task.noisy_mixture(), heads
 

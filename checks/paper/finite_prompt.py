@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 import mpmath as mpm
 import numpy as np
 import sympy as sp
+
 from softmix.numerics.attention import cgf, log_gates, tilted_moments
 from softmix.numerics.finite_prompt import finite_prompt_constants, finite_prompt_constants_mp, simulate_outputs
 from softmix.numerics.finite_prompt_references import constants_from_mgf_mp, dropped_half_limit

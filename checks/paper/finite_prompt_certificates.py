@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath as mpm
+
 from softmix.numerics.memo import remember
 
 from ..api import claim, outcome, part
@@ -37,6 +38,7 @@ def _probe_rows(B, p: RhoBox, cert) -> list:
     """The probe's ball contains, and three boxes' lower bounds of log rho lie below (at the box centres), the
     40-digit rho of numerics.finite_prompt.finite_prompt_constants_mp (U = V = I, so that a = z)."""
     from flint import arb
+
     from softmix.numerics.finite_prompt import finite_prompt_constants_mp
     from softmix.numerics.mixture import GaussianMixture
     from softmix.numerics.rho_certificate import ball_contains
@@ -77,8 +79,10 @@ def cert_fp_rho(p: RhoBox, ctx):
     """Verified iff every box has a certified lower bound of log rho >= log threshold (> when the threshold is not
     1); a box that certainly fails, or a probe point where rho is certainly below, refutes; the probe ball or a box's
     lower bound that certainly misses the 40-digit rho of numerics.finite_prompt refutes (not a certificate)."""
+    from softmix.numerics import rho_certificate as RC
+
     try:
-        from softmix.numerics import balls as B
+        B = RC.require_flint()
     except ModuleNotFoundError as e:
         return outcome(part("certificate", [{"passed": None, "reason": f"python-flint unavailable ({e})"}]))
     wrong_power = ctx.control("wrong-power")

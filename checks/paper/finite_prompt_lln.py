@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from softmix.numerics.finite_prompt import (
     finite_prompt_attention,
     finite_prompt_attention_stream,
@@ -134,8 +135,10 @@ class LLN(FPConfig):
        controls={"wrong-limit": "compare with the operator whose gate score drops the factor 1/2"},
        configurations=DRAWS,
        independence="derived side: simulated finite prompts (projected engine); at L = 48 also full "
-                    "D-dimensional tokens (sample_tokens), an iter_token_chunks stream and the batched engine, compared "
-                    "with it in law (two-sample z-tests), and the chunked, streamed and one-shot attentions compared on "
+                    "D-dimensional tokens (sample_tokens), an iter_token_chunks stream and the batched engine, "
+                    "compared "
+                    "with it in law (two-sample z-tests), and the chunked, streamed and one-shot attentions compared "
+                    "on "
                     "the same tokens and with the definition at 30 digits; stated side: infinite-prompt limit V grad "
                     "Lambda(a) (float64, "
                     "agreeing with the 30-digit path); shared: the mixture parser")

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from softmix.numerics import risk as RK
-from softmix.numerics import risk_simulation as RS
+from softmix.numerics import risk as RK, risk_simulation as RS
 from softmix.numerics.finite_prompt import finite_prompt_constants
 from softmix.numerics.mixture import GaussianMixture
 from softmix.theory import finite_prompt_risk as TR
@@ -26,15 +25,15 @@ from ..configurations import Draws
 from ..fits import InverseLRule
 from ..params import Exact
 from ..rules import AlphaFamily
-from . import finite_prompt_risk_draws as DR
-from . import finite_prompt_risk_paths as PA
+from . import finite_prompt_risk_draws as DR, finite_prompt_risk_paths as PA
 
 SECTION = "finite-prompt"
 SOURCE = "docs/finite-prompt.md (derived there; beyond Gabet-Boursier-Boyer 2026, which stops at L = infinity)"
 MIX = {"weights": ["0.35", "0.65"], "means": [["1", "0", "0.2"], ["-0.5", "1", "0"]],
        "covariances": [[["1", "0.3", "0"], ["0.3", "1", "0"], ["0", "0", "0.5"]],
                        [["0.5", "0.2", "0"], ["0.2", "0.4", "0"], ["0", "0", "0.3"]]]}
-HEADS = [{"U": [["0.5", "0.1", "0"], ["0", "0.4", "0.2"], ["0.1", "0", "0.3"]], "V": [["1", "0", "0"], ["0", "1", "0.5"]],
+HEADS = [{"U": [["0.5", "0.1", "0"], ["0", "0.4", "0.2"], ["0.1", "0", "0.3"]], "V": [["1", "0", "0"], ["0", "1",
+                                                                                                        "0.5"]],
           "W": [["1", "0.2"], ["-0.3", "1"]]},
          {"U": [["0.4", "0", "0.2"], ["0.2", "0.5", "0"], ["0", "0.1", "0.4"]], "V": [["0", "1", "0"], ["1", "0", "1"]],
           "W": [["0.7", "0"], ["0.1", "0.5"]]}]
@@ -97,7 +96,8 @@ def _multihead_rows(ctx, p, mix, heads, z):
             prods = np.einsum("ri,rj->rij", d0, d1).reshape(len(d0), -1)
             sq = (sum(dd @ W.T for dd, (_U, _V, W) in zip((d0, d1), eng.arr)) ** 2).sum(1)
             R = len(d0)
-            return {"L": L, "est": (L * prods.mean(0)).tolist(), "se": (L * prods.std(0, ddof=1) / math.sqrt(R)).tolist(),
+            return {"L": L, "est": (L * prods.mean(0)).tolist(), "se": (L * prods.std(0,
+                                                                                      ddof=1) / math.sqrt(R)).tolist(),
                     "L_output_mse": float(L * sq.mean()), "L_output_mse_se": float(L * sq.std(ddof=1) / math.sqrt(R))}
         rows.append(ctx.data(("multihead", int(L), p.reps), run, params=DR.values(p)))
     return rows
@@ -105,7 +105,8 @@ def _multihead_rows(ctx, p, mix, heads, z):
 
 @claim(id="fp-multihead-covariance", title="Heads sharing one prompt: L Cov(T^h, T^h') -> rho_hh' V_h C_hh' V_h'^T",
        source=SOURCE, section=SECTION, kind="monte-carlo",
-       statement="L Cov(T_L^h, T_L^h') -> rho_hh' V_h sum_k w_k(a_h + a_h')[G_k + (mu_k - grad Lambda(a_h))(mu_k - grad "
+       statement="L Cov(T_L^h, T_L^h') -> rho_hh' V_h sum_k w_k(a_h + a_h')[G_k + (mu_k - grad Lambda(a_h))(mu_k - "
+                 "grad "
                  "Lambda(a_h'))^T] V_h'^T, mu_k = m_k + G_k (a_h + a_h'), rho_hh' = M(a_h + a_h') / (M(a_h) M(a_h'))",
        assumptions=("tokens i.i.d. from a Gaussian mixture", "fixed query", "all heads read the same L tokens",
                     "first order in 1/L"),
@@ -130,7 +131,8 @@ def fp_multihead_covariance(p: MultiHead, ctx):
     pred_var = float(c["variance"][0]) - (float(c["cross"][0]) if no_cross else 0.0)
     if no_shift:
         arr = [h.arrays() for h in heads]
-        pred_var = float(sum(np.trace(arr[h][2] @ cb["blocks"][(h, k)] @ arr[k][2].T) for h in range(2) for k in range(2)))
+        pred_var = float(sum(np.trace(arr[h][2] @ cb["blocks"][(h,
+                                                                k)] @ arr[k][2].T) for h in range(2) for k in range(2)))
     rows = _multihead_rows(ctx, p, mix, heads, z)
     fam = AlphaFamily(name="fp-multihead-covariance")
     rule = InverseLRule(fam.split("cross-block-and-mse-limits", 1 - BRANCH_ALPHA_SHARE), margin=COV_RELATIVE_MARGIN,
@@ -196,9 +198,11 @@ def _expansion_links(ctx, fam, p, mix, heads, target, z, gmix, queries, exact) -
        controls=CONTROLS, configurations=Draws(DR.draw_expansion, quick=1, full=3),
        derivations=lambda: [TR.risk_expansion_derivation(2)],
        independence="derived side: simulated finite-prompt risks; stated side: the closed-form 1/L coefficient K (and "
-                    "its Gaussian-query average), decided against risk_constants_mp (30 digits), the attention operator "
+                    "its Gaussian-query average), decided against risk_constants_mp (30 digits), the attention "
+                    "operator "
                     "(R_inf), Gauss-Hermite quadrature of the per-query constants (every part of the average), the "
-                    "mixture-token Monte Carlo on two identical components, and an eigen-decomposition of Sigma U^T G U "
+                    "mixture-token Monte Carlo on two identical components, and an eigen-decomposition of Sigma U^T G "
+                    "U "
                     "(lambda*); shared: the mixture parser")
 def fp_risk_expansion(p: Expansion, ctx):
     ctl = active_control(ctx)
@@ -222,7 +226,8 @@ def fp_risk_expansion(p: Expansion, ctx):
     exact = RK.averaged_risk(gmix, heads, queries, target)
     rows_a = averaged_rows(ctx, p, "averaged", gmix, heads, target, queries, p.Ls_averaged, p.queries_averaged)
     rule_a = InverseLRule(fam.split("averaged-K", 0.45), margin=K_RELATIVE_MARGIN, relative=True,
-                          name="query-averaged: limit of L (R_L - R_inf) (Gaussian tokens, closed-form K; lambda* < 1/6 "
+                          name="query-averaged: limit of L (R_L - R_inf) (Gaussian tokens, closed-form K; lambda* < "
+                               "1/6 "
                                "so that the averaged remainder is O(1/L))")
     dec_a = rule_a.decide([r["L"] for r in rows_a], [r["cv"] for r in rows_a], [r["cv_se"] for r in rows_a], pred_a,
                           n_samples=p.queries_averaged)

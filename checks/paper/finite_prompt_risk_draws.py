@@ -10,8 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from softmix.numerics import risk as RK
-from softmix.numerics import risk_references as RR
+from softmix.numerics import risk as RK, risk_references as RR
 from softmix.numerics.memo import remember
 from softmix.numerics.mixture import GaussianMixture
 
@@ -146,7 +145,8 @@ def averaged_effects(v, heads_obj=None):
     qw, qm, qS = queries.arrays()
     rng = np.random.default_rng(0)
     lab = np.searchsorted(np.cumsum(qw)[:-1], rng.random(4096), side="right")
-    Z = qm[lab] + np.einsum("nij,nj->ni", np.stack([RK.psd_sqrt(S) for S in qS])[lab], rng.standard_normal((4096, gmix.dim)))
+    Z = qm[lab] + np.einsum("nij,nj->ni", np.stack([RK.psd_sqrt(S) for S in qS])[lab], rng.standard_normal((4096,
+                                                                                                            gmix.dim)))
     rc = RK.risk_constants(gmix, heads, target, Z)
     out["spread"] = float(rc["K"].std()) / abs(K)
     rho = np.max(np.stack([rc["rho"][h, h] for h in range(len(heads))]), axis=0)
@@ -178,7 +178,8 @@ def draw_expansion(rng, v, i):
         qs = {"weights": C.weights(rng, 2), "means": [C.vector(rng, D, -0.8, 0.8) for _ in range(2)],
               "covariances": [C.spd(rng, D), C.spd(rng, D, rank=D - 1)]}
         heads = RK.parse_heads(over["heads"], D)
-        lam0 = RK.threshold_info(GaussianMixture.from_json_obj(toks), heads, GaussianMixture.from_json_obj(qs))["lambda"]
+        lam0 = RK.threshold_info(GaussianMixture.from_json_obj(toks), heads,
+                                 GaussianMixture.from_json_obj(qs))["lambda"]
         t = C.rational(rng, *DRAW_LAMBDA, digits=3)
         scale = C._dec(Fraction(t) / Fraction(repr(lam0)), 3) if lam0 > 0 else "0"
         if float(scale) <= 0:

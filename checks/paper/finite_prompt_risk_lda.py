@@ -8,26 +8,31 @@ import math
 
 import numpy as np
 
-from softmix.numerics import lda as N
-from softmix.numerics import lda_finite_prompt as LF
-from softmix.numerics import risk as RK
+from softmix.numerics import lda as N, lda_finite_prompt as LF, risk as RK
 
 from .. import configs as C
 from ..api import claim, outcome, part
 from ..configurations import Draws
 from ..fits import InverseLRule
 from ..rules import AlphaFamily, Reach, Threshold
-from . import finite_prompt_risk_draws as DR
-from . import finite_prompt_risk_paths as PA
+from . import finite_prompt_risk_draws as DR, finite_prompt_risk_paths as PA
 from .finite_prompt_risk import SECTION, SOURCE
-from .finite_prompt_risk_tasks import (DRAW_LDA_LAMBDA, DRAW_LDA_MAX_SPREAD, LDA, LDA_DRAW_FIRST_ORDER,
-                                       LDA_FIRST_ORDER_MAX, LDA_MAX_LAMBDA, LDA_RELATIVE_MARGIN, _lda_setting,
-                                       lda_constants)
+from .finite_prompt_risk_tasks import (
+    DRAW_LDA_LAMBDA,
+    DRAW_LDA_MAX_SPREAD,
+    LDA,
+    LDA_DRAW_FIRST_ORDER,
+    LDA_FIRST_ORDER_MAX,
+    LDA_MAX_LAMBDA,
+    LDA_RELATIVE_MARGIN,
+    lda_constants,
+    lda_setting,
+)
 
 
-def _lda_effects(v, lambda_only=False):
+def lda_effects(v, lambda_only=False):
     """lambda*, and each control's relative effect on K_LDA and the spread (a fixed 20000-query sample, seed 0)."""
-    prob, _theta, mix, heads, q, zero = _lda_setting(v)
+    prob, _theta, mix, heads, q, zero = lda_setting(v)
     lam = RK.threshold_info(mix, heads, q)["lambda"]
     if lambda_only:
         return {"lambda": lam}
@@ -40,7 +45,7 @@ def _lda_effects(v, lambda_only=False):
             "spread": float(k.std()) / K}
 
 
-def _draw_lda(rng, v, i):
+def draw_lda(rng, v, i):
     """A drawn LDA problem (unequal-norm class means, non-isotropic Gamma, pi_+ != 1/2) and a point of its Bayes set
     (non-symmetric U0, u != 0), kept when lambda* lies in DRAW_LDA_LAMBDA, each control moves K_LDA by at least
     DR.DRAW_MIN_RELATIVE_EFFECT, the spread is at most DRAW_LDA_MAX_SPREAD and K_LDA / min L <= LDA_DRAW_FIRST_ORDER."""
@@ -51,12 +56,13 @@ def _draw_lda(rng, v, i):
             continue
         prob = {"m1": m[0], "m_1": m[1], "Gamma": C.spd(rng, d, scale_range=(0.5, 1.5)),
                 "pi_plus": C.weights(rng, 2, away=0.2)[0]}
-        cand = {"problem": prob, "U0": C.matrix(rng, d, d, -1.0, 1.0, min_asymmetry=0.3), "u": C.vector(rng, d, -0.5, 0.5)}
+        cand = {"problem": prob, "U0": C.matrix(rng, d, d, -1.0, 1.0, min_asymmetry=0.3), "u": C.vector(rng, d, -0.5,
+                                                                                                        0.5)}
         try:
-            if not DRAW_LDA_LAMBDA[0] <= _lda_effects({**v, **cand}, lambda_only=True)["lambda"] <= DRAW_LDA_LAMBDA[1]:
+            if not DRAW_LDA_LAMBDA[0] <= lda_effects({**v, **cand}, lambda_only=True)["lambda"] <= DRAW_LDA_LAMBDA[1]:
                 continue
             with np.errstate(all="ignore"):
-                e = _lda_effects({**v, **cand})
+                e = lda_effects({**v, **cand})
         except (np.linalg.LinAlgError, ValueError, ZeroDivisionError):
             continue
         if (np.isfinite(e["K"]) and 0 < e["K"] <= LDA_DRAW_FIRST_ORDER * min(int(L) for L in v["Ls"])
@@ -81,20 +87,21 @@ def _query_average(ctx, p, prob, v):
        title="Single LDA head at a Bayes point of Sec. 3: first-order finite-prompt excess logistic risk",
        source=SOURCE + "; Gabet-Boursier-Boyer 2026, Sec. 3 (eq. (7), Bayes set E1)", section=SECTION,
        kind="monte-carlo",
-       statement="theta with Phi(theta) in E1 (f_theta = f*): L (R_L(theta) - R*) -> (1/2) E_x[eta(x)(1 - eta(x)) v(x)], "
+       statement="theta with Phi(theta) in E1 (f_theta = f*): L (R_L(theta) - R*) -> (1/2) E_x[eta(x)(1 - eta(x)) "
+                 "v(x)], "
                  "v(x) = rho(a) V C V^T the single head's variance constant at the query (x, 0)",
        assumptions=("tokens (X, Y), X | Y = c ~ N(m_c, Gamma)", "a Bayes point with generic U11 (non-symmetric), "
                     "pi != 1/2", "first order in 1/L"),
        profiles={"full": {"Ls": [100, 400, 1600], "prompts": 100000, "query_samples": 2000000}},
        controls={"unweighted": "Fisher weight eta(1 - eta) replaced by its maximum 1/4",
                  "mean-query-norm": "query average replaced by the value at one query of the mean query norm"},
-       configurations=Draws(DR.remembered(_draw_lda), quick=1, full=3),
+       configurations=Draws(DR.remembered(draw_lda), quick=1, full=3),
        independence="derived side: simulated finite-prompt logistic risks at a Bayes point; stated side: (1/2) "
                     "E[eta(1 - eta) v(x)] from the variance constant (itself compared with risk_constants_mp and the "
                     "attention operator); shared: the Bayes-point construction")
 def fp_risk_lda_bayes_point(p: LDA, ctx):
     v = DR.values(p)
-    prob, theta, mix, heads, q, zero = _lda_setting(v)
+    prob, theta, mix, heads, q, zero = lda_setting(v)
     th = RK.threshold_info(mix, heads, q)
     K, Kse, Ku, Kuse, pred_err = _query_average(ctx, p, prob, v)
     K_true = K  # the first-order regime is a property of the simulated process, not of a control's prediction
@@ -108,7 +115,8 @@ def fp_risk_lda_bayes_point(p: LDA, ctx):
     reach = [Reach(LDA_MAX_LAMBDA, "<", name="lambda*", reason="the remainder beyond the first order is too large (and "
                    "the Monte Carlo standard errors unreliable) for a + b/L; choose a Bayes point with smaller lambda*"
                    ).decide(th["lambda"]),
-             Reach(LDA_FIRST_ORDER_MAX, "<=", name="K_LDA / min L", reason="the predicted excess at the shortest prompt "
+             Reach(LDA_FIRST_ORDER_MAX, "<=", name="K_LDA / min L",
+                   reason="the predicted excess at the shortest prompt "
                    f"is not small; use prompt lengths L >= {math.ceil(K_true / LDA_FIRST_ORDER_MAX)}"
                    ).decide(K_true / min(p.Ls))]
     fam = AlphaFamily(name="fp-risk-lda-bayes-point")
@@ -127,6 +135,6 @@ def fp_risk_lda_bayes_point(p: LDA, ctx):
         xq = np.hstack([np.asarray(prob.arrays()[0], float), [0.0]])[None]  # the query (m_1, 0)
         links = [PA.threshold_link(mix, heads, q, th), PA.per_query_links(mix, heads, zero, xq)]
     return outcome(part("monte-carlo", rows_mc, name="monte-carlo"), part("numeric", det, name="Bayes point"), *links,
-                   per_L=rows, lambda_star=th["lambda"], alpha=fam.ledger(),
+                   per_L=rows, lambda_star=th["lambda"], K_LDA=K, K_se=Kse, alpha=fam.ledger(),
                    reading="at a Bayes point the infinite-prompt residual is zero, so L (R_L - R*) -> (1/2) E_x[eta (1 "
                            "- eta) L Var f_L(x)] (the logistic loss's curvature times the head's variance constant)")

@@ -13,9 +13,7 @@ import math
 import mpmath as mpm
 import numpy as np
 
-from softmix.numerics import risk as RK
-from softmix.numerics import risk_references as RR
-from softmix.numerics import risk_simulation as RS
+from softmix.numerics import risk as RK, risk_references as RR, risk_simulation as RS
 from softmix.numerics.attention import softmax_attention
 from softmix.numerics.finite_prompt import finite_prompt_constants
 from softmix.numerics.mixture import GaussianMixture
@@ -53,7 +51,8 @@ def per_query_links(mix, heads, target, Z, name="per-query constants"):
         diffs[f"query {i}: float64 vs 30 digits"] = max(abs(float(c[k][i]) - float(cm[k])) for k in PARTS) / scale
     pred = sum(W @ V @ softmax_attention(mix, U, np.eye(mix.dim), Z).T for U, V, W in (h.arrays() for h in heads)).T
     rinf = ((Z @ B.T - pred) ** 2).sum(1) + float(np.trace(N))
-    diffs["prediction vs sum_h W_h T_h(z)"] = float(np.max(np.abs(c["prediction"] - pred))) / max(1.0, np.abs(pred).max())
+    diffs["prediction vs sum_h W_h T_h(z)"] = float(np.max(np.abs(c["prediction"] - pred))) / max(1.0,
+                                                                                                  np.abs(pred).max())
     diffs["R_inf vs ||B z - sum_h W_h T_h(z)||^2 + tr(noise)"] = (float(np.max(np.abs(c["risk_infinite"] - rinf)))
                                                                   / max(1.0, float(np.abs(rinf).max())))
     return agreement(name, diffs)

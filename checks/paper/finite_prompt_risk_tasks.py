@@ -13,11 +13,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import expit
 
-from softmix.numerics import denoising as DN
-from softmix.numerics import lda as N
-from softmix.numerics import risk as RK
-from softmix.numerics import risk_references as RR
-from softmix.numerics import risk_simulation as RS
+from softmix.numerics import denoising as DN, lda as N, risk as RK, risk_references as RR, risk_simulation as RS
 from softmix.numerics.mixture import GaussianMixture
 
 from .. import configs as C
@@ -26,8 +22,7 @@ from ..configurations import Draws
 from ..fits import InverseLRule, decay_rate_decision
 from ..mc_verdict import RATE_SLOPE_MARGIN, rate_band
 from ..rules import AlphaFamily, Reach, Threshold
-from . import finite_prompt_risk_draws as DR
-from . import finite_prompt_risk_paths as PA
+from . import finite_prompt_risk_draws as DR, finite_prompt_risk_paths as PA
 from .finite_prompt_risk import CONTROLS, K_RELATIVE_MARGIN, SECTION, SOURCE, active_control, averaged_rows
 
 #: the 1/L extrapolation of a query average needs lambda* < 1/6 (docs/finite-prompt.md, sec. 5)
@@ -47,12 +42,13 @@ class ICL:
     queries: int = 20000
 
 
-def _icl_inputs(v):
-    tokens, queries, heads_obj, target_obj = RR.icl_regression_inputs(int(v["d"]), v["beta"], v["noise"], v["A"], v["w"])
+def icl_inputs(v):
+    tokens, queries, heads_obj, target_obj = RR.icl_regression_inputs(int(v["d"]), v["beta"], v["noise"], v["A"],
+                                                                      v["w"])
     return {"gaussian_tokens": tokens, "queries": queries, "target": target_obj}, heads_obj
 
 
-def _draw_icl(rng, v, i):
+def draw_icl(rng, v, i):
     """beta with unequal entries, a noise variance, two non-symmetric A_h and weights w_h, the A_h scaled together
     so that lambda* (= max_h sigma_max(A_h)^2) is a drawn value in DR.DRAW_LAMBDA; kept when DR.decidable_average."""
     d = int(v["d"])
@@ -62,36 +58,40 @@ def _draw_icl(rng, v, i):
             continue
         noise = C.rational(rng, 0.1, 0.5, 2)
         A = [C.matrix(rng, d, d, -1.0, 1.0, min_asymmetry=0.3) for _ in range(2)]
-        w = [C.rational(rng, 0.3, 1.5, 2) if rng.random() < 0.7 else "-" + C.rational(rng, 0.3, 1.5, 2) for _ in range(2)]
+        w = [C.rational(rng, 0.3, 1.5, 2) if rng.random() < 0.7 else "-" + C.rational(rng, 0.3, 1.5,
+                                                                                      2) for _ in range(2)]
         tokens, queries, heads_obj, _t = RR.icl_regression_inputs(d, beta, noise, A, w)
         lam0 = RK.threshold_info(GaussianMixture.from_json_obj(tokens), RK.parse_heads(heads_obj, d + 1),
                                  GaussianMixture.from_json_obj(queries))["lambda"]
         if not lam0 > 0:
             continue
         sc = math.sqrt(float(C.rational(rng, *DR.DRAW_LAMBDA, digits=3)) / lam0)
-        A = [[[C._dec(Fraction(round(float(x) * sc, 4)).limit_denominator(10**4), 4) for x in r] for r in Ah] for Ah in A]
+        A = [[[C._dec(Fraction(round(float(x) * sc, 4)).limit_denominator(10**4),
+                      4) for x in r] for r in Ah] for Ah in A]
         cand = {"beta": beta, "noise": noise, "A": A, "w": w}
-        if DR.decidable_average(DR.averaged_effects(*_icl_inputs({**v, **cand}))):
+        if DR.decidable_average(DR.averaged_effects(*icl_inputs({**v, **cand}))):
             return cand
     return None
 
 
 @claim(id="fp-risk-icl-regression",
-       title="In-context linear regression with H scalar softmax heads: exact 1/L coefficient of the finite-prompt risk",
+       title="In-context linear regression with H scalar softmax heads: exact 1/L coefficient of the finite-prompt "
+             "risk",
        source=SOURCE + "; the predecessor's setting (Boursier & Boyer 2026, in-context regression)",
        section=SECTION, kind="monte-carlo",
        statement="tokens (x, beta^T x + eps), query (x_q, 0) (singular query covariance), heads U_h = [[A_h, 0], [0, "
                  "0]], V_h = e^T (label), W_h = w_h: R_L = R_inf + K / L + o(1/L), K in closed form",
        assumptions=("beta fixed (one task)", "x ~ N(0, I)", "first order in 1/L"),
        profiles={"full": {"Ls": [100, 400, 1600], "queries": 100000}},
-       controls=CONTROLS, configurations=Draws(DR.remembered(_draw_icl), quick=1, full=3),
+       controls=CONTROLS, configurations=Draws(DR.remembered(draw_icl), quick=1, full=3),
        independence="derived side: simulated in-context regression prompts and Gauss-Hermite quadrature of the "
                     "per-query constants; stated side: the closed-form 1/L coefficient (float64 and 30 digits, every "
                     "part); shared: nothing")
 def fp_risk_icl_regression(p: ICL, ctx):
     ctl = active_control(ctx)
-    setting, heads_obj = _icl_inputs(DR.values(p))
-    gmix, q = GaussianMixture.from_json_obj(setting["gaussian_tokens"]), GaussianMixture.from_json_obj(setting["queries"])
+    setting, heads_obj = icl_inputs(DR.values(p))
+    gmix = GaussianMixture.from_json_obj(setting["gaussian_tokens"])
+    q = GaussianMixture.from_json_obj(setting["queries"])
     heads = RK.parse_heads(heads_obj, gmix.dim)
     target = RK.parse_target(setting["target"], gmix.dim, 1)
     exact = RK.averaged_risk(gmix, heads, q, target, dps=30)
@@ -136,7 +136,7 @@ class Denoiser:
     log_power_allowance: float = 1.5
 
 
-def _draw_denoiser(rng, v, i):
+def draw_denoiser(rng, v, i):
     """Within Thm 4.1: equal-norm, non-collinear means in d = 2, pi1 != 1/2, gamma != xi; kept when lambda* <=
     DRAW_DENOISER_MAX_LAMBDA."""
     for _ in range(500):
@@ -165,7 +165,8 @@ def _denoiser_rows(ctx, p, task, mix, heads, zero):
 
 
 @claim(id="fp-risk-denoiser",
-       title="Thm 4.1's two-head Bayes denoiser on finite prompts: infinite 1/L coefficient, excess ~ L^(-1/(2 lambda*))",
+       title="Thm 4.1's two-head Bayes denoiser on finite prompts: infinite 1/L coefficient, excess ~ L^(-1/(2 "
+             "lambda*))",
        source=SOURCE + "; Gabet-Boursier-Boyer 2026, Thm 4.1 (construction of App. C.6) and Fig. 2 (m1 = (3,0), "
                        "m2 = (0,3), gamma = 1, xi = 2)",
        section=SECTION, kind="monte-carlo",
@@ -177,7 +178,7 @@ def _denoiser_rows(ctx, p, task, mix, heads, zero):
        profiles={"full": {"Ls": [100, 400, 1600, 6400, 25600], "queries": 20000}},
        controls={"mean-query-norm": "query average replaced by the value at one query of the mean query norm "
                                     "(finite: 1/L)"},
-       configurations=Draws(DR.remembered(_draw_denoiser), quick=1, full=3),
+       configurations=Draws(DR.remembered(draw_denoiser), quick=1, full=3),
        independence="derived side: simulated finite prompts through Thm 4.1's two heads, and an eigen-decomposition "
                     "of Sigma U^T G U; stated side: lambda* >= 1 (threshold_info) and the L^(-1/(2 lambda*)) excess; "
                     "shared: the head construction")
@@ -197,11 +198,13 @@ def fp_risk_denoiser(p: Denoiser, ctx):
     fam = AlphaFamily(name="fp-risk-denoiser")
     rate = decay_rate_decision(fam.rest("excess-slope"), [r["L"] for r in rows], [r["excess"] for r in rows],
                                [r["excess_se"] for r in rows], finite, band, p.queries,
-                               "log-log slope of the query-averaged excess E||yhat_L - f*||^2", margin=RATE_SLOPE_MARGIN)
+                               "log-log slope of the query-averaged excess E||yhat_L - f*||^2",
+                               margin=RATE_SLOPE_MARGIN)
     bayes = Threshold(1e-9, "<", name="the heads' infinite-prompt output equals the Bayes denoiser (max abs error)"
                       ).decide(max(r["bayes_check_max_abs"] for r in rows))
     links = [] if ctl else [  # lambda* >= 1 (the statement), from threshold_info and an eigen-decomposition
-        part("numeric", [Threshold(1.0, ">=", name="lambda* of the exact softmax Bayes denoiser >= 1").decide(th["lambda"])],
+        part("numeric", [Threshold(1.0, ">=",
+                                   name="lambda* of the exact softmax Bayes denoiser >= 1").decide(th["lambda"])],
              name="lambda* >= 1"),
         PA.threshold_link(mix, heads, mix, th)]
     mc = part("monte-carlo", [{"predicted_finite": finite, "band": band, **rate}], name="monte-carlo")
@@ -235,7 +238,7 @@ def _np(M):
     return np.array([[float(x) for x in r] for r in M])
 
 
-def _lda_setting(v):
+def lda_setting(v):
     prob = N.LDAProblem.from_params(v["problem"], where="fp-risk-lda-bayes-point")
     theta, mix, heads, q = RR.lda_bayes_head(prob, _np(v["U0"]), _np([v["u"]])[0])
     return prob, theta, mix, heads, q, RK.parse_target({"B": [["0"] * (prob.d + 1)]}, prob.d + 1, 1)
@@ -244,8 +247,9 @@ def _lda_setting(v):
 def lda_constants(v, x):
     """At queries (x, 0): the Fisher-weighted k(x) = eta(1 - eta) v(x) / 2, its unweighted version v(x) / 8, and the
     largest |infinite-prompt output - Bayes logit|."""
-    prob, _theta, mix, heads, _q, zero = _lda_setting(v)
+    prob, _theta, mix, heads, _q, zero = lda_setting(v)
     w, b = prob.bayes()
     c = RK.risk_constants(mix, heads, zero, np.hstack([x, np.zeros((len(x), 1))]))
     e = expit(x @ w + b)
-    return 0.5 * e * (1 - e) * c["variance"], 0.125 * c["variance"], float(np.abs(c["prediction"][:, 0] - (x @ w + b)).max())
+    err = float(np.abs(c["prediction"][:, 0] - (x @ w + b)).max())
+    return 0.5 * e * (1 - e) * c["variance"], 0.125 * c["variance"], err

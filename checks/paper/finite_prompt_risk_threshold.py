@@ -15,9 +15,7 @@ import mpmath as mpm
 import numpy as np
 import sympy as sp
 
-from softmix.numerics import risk as RK
-from softmix.numerics import risk_references as RR
-from softmix.numerics import risk_simulation as RS
+from softmix.numerics import risk as RK, risk_references as RR, risk_simulation as RS
 from softmix.numerics.memo import remember
 from softmix.numerics.mixture import GaussianMixture
 from softmix.numerics.precision import workdps
@@ -28,8 +26,7 @@ from ..configurations import Draws
 from ..fits import decay_rate_decision
 from ..mc_verdict import RATE_SLOPE_MARGIN, rate_band
 from ..rules import AlphaFamily, Residual, ZTest
-from . import finite_prompt_risk_draws as DR
-from . import finite_prompt_risk_paths as PA
+from . import finite_prompt_risk_draws as DR, finite_prompt_risk_paths as PA
 from .finite_prompt_risk import CONTROLS, GAUSS, HEADS, SECTION, SOURCE, TARGET, active_control, averaged_rows
 
 K_QUERY_MC_RELATIVE_MARGIN = 0.05  # below: the query Monte Carlo of E_z K(z), half-width / |E_z K|
@@ -58,7 +55,8 @@ def gaussian_average_parts(ctx) -> list:
         dv = mpm.mpf(str(derived))
         fl = RK.gaussian_exp_quadratic_mean([[float(s_val)]], float(pt["alpha"]), [float(pt["beta"])],
                                             [[float(pt["q"])]], [float(pt["mu"])], [[float(pt["sigma"] ** 2)]])
-        rows = [{"check": "mpmath closed form vs the derived integral", **Residual(dps=40, guard=5).decide(dv - mpv, dv)},
+        rows = [{"check": "mpmath closed form vs the derived integral", **Residual(dps=40, guard=5).decide(dv - mpv,
+                                                                                                           dv)},
                 {"check": "float64 closed form vs the derived integral",
                  **Residual(dps=15, guard=3).decide(dv - mpm.mpf(fl), dv)}]
     return [sym, part("numeric", rows, name="Gaussian average at a seeded point")]
@@ -79,7 +77,8 @@ def threshold_edges(gmix, heads_obj, lam0, queries, target):
             U = hd.arrays()[0]
             S = U.T @ Gt[0] @ U
             blocks += [RK.gaussian_exp_quadratic_mean((S + S.T) / 2, 1.0, np.zeros(gmix.dim),
-                                                      np.zeros((gmix.dim, gmix.dim)), qm[j], qS[j]) for j in range(len(qw))]
+                                                      np.zeros((gmix.dim,
+                                                                gmix.dim)), qm[j], qS[j]) for j in range(len(qw))]
         fin = [bool(cf["finite"]), bool(np.isfinite(float(cf["K"]))), PA.mp_is_finite(cm["K"]),
                bool(all(np.isfinite(blocks)))]
         want = lam < 0.5
@@ -100,7 +99,8 @@ def past_threshold_link(gmix, heads, queries, target, gaussian_tokens):
     none = lambda res: all(res[k] is None for k in ("variance", "cross", "bias_residual"))
     flags = [PA.holds("closed form: K infinite, parts None", cf["K"] == float("inf") and not cf["finite"] and none(cf)),
              PA.holds("closed form (30 digits): K infinite", cfm["K"] == float("inf")),
-             PA.holds("Monte Carlo path: K infinite, parts None", mc["method"] == "monte-carlo" and mc["K"] == float("inf")
+             PA.holds("Monte Carlo path: K infinite, parts None",
+                      mc["method"] == "monte-carlo" and mc["K"] == float("inf")
                       and not mc["finite"] and none(mc) and "K" not in mc["standard_error"])]
     r = float(cf["risk_infinite"])
     diffs = {"R_inf: closed form vs quadrature": (abs(r - quad["values"]["risk_infinite"]) / max(1.0, abs(r))
@@ -167,7 +167,8 @@ def _above(ctx, p, gmix, ha, queries, target, fam, ctl):
 
 
 @claim(id="fp-risk-threshold",
-       title="Query-averaged 1/L coefficient: finite iff lambda* < 1/2; past it L^(-1/(2 lambda*)) (ln L)^(m/2 - 1 + d)",
+       title="Query-averaged 1/L coefficient: finite iff lambda* < 1/2; past it L^(-1/(2 lambda*)) (ln L)^(m/2 - 1 + "
+             "d)",
        source=SOURCE, section=SECTION, kind="monte-carlo",
        statement="Gaussian tokens N(m, G), queries sum_j pi_j N(mu_j, Sigma_j) (singular allowed): E_z K finite iff "
                  "lambda* = max_{h,j} lambda_max(R_j^T U_h^T G U_h R_j) < 1/2; past it the coefficient is infinite and "
