@@ -110,7 +110,7 @@ def past_threshold_link(gmix, heads, queries, target, gaussian_tokens):
 
 
 @dataclass
-class Threshold:
+class RiskThreshold:
     gaussian_tokens: dict = field(default_factory=lambda: GAUSS)
     queries: dict = field(default_factory=lambda: {"weights": ["1"], "means": [["0", "0", "0"]],
                                                    "covariances": [[["1", "0.2", "0"], ["0.2", "0.6", "0"],
@@ -183,7 +183,7 @@ def _above(ctx, p, gmix, ha, queries, target, fam, ctl):
                     "constants and an eigen-decomposition of Sigma U^T G U; stated side: finiteness iff lambda* < 1/2 "
                     "(closed form, float64 and 40 digits, every part), the L^(-1/(2 lambda*)) rate past it and its log "
                     "power; shared: nothing")
-def fp_risk_threshold(p: Threshold, ctx):
+def fp_risk_threshold(p: RiskThreshold, ctx):
     ctl = active_control(ctx)
     gmix = GaussianMixture.from_json_obj(p.gaussian_tokens, where="gaussian_tokens")
     queries = GaussianMixture.from_json_obj(p.queries, where="queries")
