@@ -6,7 +6,8 @@ as a user's claims are.  Importing it declares its section keys and registers ev
 module per section of the paper, each section's ball-arithmetic certificates beside it:
 
 * :mod:`.attention` -- Section 2 / Appendix A (Prop 2.1, Prop A.1, linear attention);
-* :mod:`.finite_prompt`, :mod:`.finite_prompt_risk`, :mod:`.finite_prompt_certificates` -- finite prompts
+* :mod:`.finite_prompt`, :mod:`.finite_prompt_lln`, :mod:`.finite_prompt_risk` (with ``_threshold``, ``_tasks``,
+  ``_lda``, ``_paths``, ``_draws``), :mod:`.finite_prompt_certificates` -- finite prompts
   (docs/finite-prompt.md: one head's constants, several heads' risk, query averages);
 * :mod:`.lda`, :mod:`.lda_landscape`, :mod:`.lda_dynamics`, :mod:`.lda_finite_prompt`,
   :mod:`.lda_certificates` -- Section 3 / Appendix B;
