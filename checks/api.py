@@ -125,24 +125,22 @@ def decide_one(d, seed: int, digits: int = 30) -> tuple[str, dict]:
     return remember("api.decide_one", key, make)
 
 
-def decide(derivations, ctx: Context, *, name: str = "symbolic", digits: int = 30, step: bool = False) -> Part:
+def decide(derivations, ctx: Context, *, name: str = "symbolic", digits: int = 30, kind: str = "symbolic") -> Part:
     """Decide a list of :class:`softmix.theory.derivation.Derivation` (the one helper for every
     claim; see :func:`decide_one`).  The random points come from ``ctx.stream("symbolic-points",
     derivation name)``: they depend on (seed, claim, derivation name), not on the control, so a
     control is searched at the claim's points.  ``verified`` when all are proven, ``refuted`` when
     one has a counterexample, ``unproven`` otherwise (an empty list too).
 
-    ``step=True``: the derivations prove one *step* of the statement (an identity the check relies on),
-    not the statement itself -- e.g. the constant of a Monte Carlo limit.  The part then has kind
-    ``symbolic-step``: evidence, at most ``confirmed`` (a refuted step still refutes), so it does not make
-    a claim that Monte Carlo decides ``verified``."""
+    ``kind="lemma"``: the derivations are lemmas of a statement that other parts decide (a rate
+    decided by Monte Carlo, say): a refuted lemma refutes the claim, but the part is evidence, not a
+    proof of the statement, so it cannot make the claim ``verified``."""
     rows = []
     for d in derivations:
         seed = int(ctx.stream("symbolic-points", d.name).integers(0, 10**6))
         status, info = decide_one(d, seed, digits)
         rows.append({"derivation": d.name, "status": status, **info})
-    kind = "symbolic-step" if step else "symbolic"
-    return Part(name, kind, verdict_of(rows, kind) if rows else "unproven", rows,
+    return Part(name, kind, verdict_of(rows, "symbolic") if rows else "unproven", rows,
                 f"derived - stated simplifies to 0 (proven); a random rational point with relative residual "
                 f"above 10^(5 - {digits}) at {digits} digits (refuted)")
 
@@ -189,8 +187,8 @@ def _params_type(fn, params):
 
 def claim(*, id: str, title: str, source: str, controls: dict, section: str = "user", kind: str = "numeric",
           statement: str = "", assumptions=(), profiles: dict | None = None, derivations=None, params=None,
-          configurations_note: str = "", configurations: Draws | None = None, register: bool = True,
-          independence: str = ""):
+          configurations_note: str = "", configurations: Draws | None = None, independence: str = "",
+          register: bool = True):
     """Register the decorated check ``fn(p, ctx)`` as a claim.
 
     With ``register=False`` nothing is registered and the decorator returns the
@@ -212,8 +210,8 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
       over them before any is drawn, a control refuted when one configuration refutes it, draws
       that break a declared assumption skipped (:mod:`softmix.checks.configurations`);
     * ``configurations_note`` says why no configuration is drawn from the seed (``Claim.configurations_note``);
-    * ``independence`` says what the derived side and the stated side are computed from and what they
-      share (``"derived side: ...; stated side: ...; shared: nothing"``), shown by ``softmix show``;
+    * ``independence``: one line saying what the derived side is computed from, what the stated side is
+      computed from and what they share (``Claim.independence``, shown by ``softmix show``);
     * ``assumptions``: :class:`softmix.checks.assumptions.Assumption` objects (``EqualNorms("means")``,
       ...) and/or plain strings (prose, shown and recorded only).  Each object checks ``--config``
       values (exit 2 naming it), must hold at the defaults, and gets an automatic control

@@ -26,6 +26,8 @@ __all__ = [
     "regression_risk", "regression_grad", "flow_mp", "flow_float", "balanced_init", "stated_limit",
     "regression_finite_prompt_outputs", "train_finite_prompt_regression",
     "posterior_mean", "atomic_prompt_outputs", "zfb_gamma", "zfb_loss_closed_form", "zfb_sample_losses",
+    "scale_to_lambda", "lambda_by_eigenvalues", "query_averaged_mse", "mse_constants_without_mean_shift",
+    "regression_risk_mp", "zfb_flow_limit",
 ]
 
 
@@ -320,3 +322,82 @@ def zfb_sample_losses(Lam, N: int, A, n: int, rng: np.random.Generator) -> np.nd
     S = np.einsum("nid,nie->nde", x, x) / N
     M = np.einsum("de,nef->ndf", A, S) - np.eye(d)
     return 0.5 * np.einsum("ndf,de,nef->n", M, Lam, M)
+
+
+# ================================================================================================
+# references of the claims (public: tested in tests/numerics/test_beyond.py)
+# ================================================================================================
+def scale_to_lambda(mix: GaussianMixture, Sigma, U0, lam: float) -> np.ndarray:
+    """``U0`` rescaled so that :func:`threshold_lambda` of the result is ``lam`` (lambda is
+    quadratic in U: the factor is sqrt(lam / lambda(U0)))."""
+    return np.asarray(U0, float) * math.sqrt(lam / threshold_lambda(mix, Sigma, U0))
+
+
+def lambda_by_eigenvalues(U, Gs, Sigma) -> float:
+    """max_k lambda_max(Sigma^(1/2) U^T G_k U Sigma^(1/2)) computed without a square root, as the
+    largest real eigenvalue of the similar matrix U^T G_k U Sigma (``np.linalg.eigvals``): an
+    independent computation of :func:`threshold_lambda` for covariances ``Gs``."""
+    U, S = np.asarray(U, float), np.asarray(Sigma, float)
+    return max(float(np.max(np.linalg.eigvals(U.T @ np.asarray(G, float) @ U @ S).real)) for G in Gs)
+
+
+def query_averaged_mse(mix: GaussianMixture, Sigma, U, V, Ls, queries: int, rng: np.random.Generator,
+                       lam: float | None = None) -> list[dict]:
+    """Monte Carlo of the query-averaged error E_z E||T[mu_hat_L](z) - T[mu](z)||^2, z ~ N(0, Sigma),
+    one fresh L-token prompt per query, for each L of ``Ls``: rows ``{L, mse, mse_se, L_mse, L_mse_se,
+    query_proposal_scale}``.
+
+    With ``lam`` (the threshold lambda of U) below 1/2 the queries are importance-sampled from
+    N(0, s^2 Sigma), s = ``risk_simulation.proposal_scale_for(lam)``, weighted by phi_Sigma / phi_{s^2 Sigma}:
+    the per-query error grows like exp(lam |zeta|^2) in the whitened query, so plain sampling has a
+    finite k-th moment only while k lam < 1/2 (for lam in (1/8, 1/4) its standard error is unreliable
+    and the mean skewed low).  The weighted mean is unbiased and every moment is finite."""
+    from .risk_simulation import proposal_scale_for, sample_queries
+
+    S = np.asarray(Sigma, float)
+    qmix = GaussianMixture.from_values([1], [[0] * S.shape[0]], [S.tolist()])
+    scale = proposal_scale_for(float(lam)) if lam is not None and float(lam) < 0.5 else 1.0
+    rows = []
+    for L in Ls:
+        Z, iw = sample_queries(qmix, int(queries), rng, scale)
+        e = iw * simulate_query_errors(mix, U, V, Z, int(L), rng)
+        se = float(e.std(ddof=1) / math.sqrt(queries))
+        rows.append({"L": int(L), "mse": float(e.mean()), "mse_se": se, "L_mse": float(L * e.mean()),
+                     "L_mse_se": float(L * se), "query_proposal_scale": scale})
+    return rows
+
+
+def mse_constants_without_mean_shift(mix: GaussianMixture, U, V, Z) -> np.ndarray:
+    """A deliberately wrong per-query constant (a negative control's): rho(Uz) tr(V sum_k w_k(2a)
+    G_k V^T), i.e. :func:`per_query_mse_constants` with the mean-shift outer products dropped."""
+    A = np.asarray(Z, float) @ np.asarray(U, float).T
+    _w, _m, G = mix.arrays()
+    s1, _ = tilted_moments(mix, A)
+    s2, _ = tilted_moments(mix, 2 * A)
+    lse = lambda s: s.max(1) + np.log(np.exp(s - s.max(1, keepdims=True)).sum(1))
+    rho = np.exp(lse(s2) - 2 * lse(s1))
+    tr = np.array([np.trace(V @ g @ V.T) for g in G])
+    return rho * (np.exp(log_gates(s2)) @ tr)
+
+
+def regression_risk_mp(A, b, Sig, dps: int):
+    """R(A, b) = 1/2 tr((b Sigma A - I) Sigma (b Sigma A - I)^T) at ``dps`` digits (mpmath ``A``, ``b``)."""
+    with workdps(dps):
+        S = mpm.matrix(np.asarray(Sig, float).tolist())
+        M = b * S * A - mpm.eye(S.rows)
+        X = M * S * M.T
+        return mpm.fsum(X[i, i] for i in range(S.rows)) / 2
+
+
+def zfb_flow_limit(Lam, N: int, horizon: float) -> np.ndarray:
+    """A(horizon) of the gradient flow dA/dt = -(Lam A H - Lam^2), H = E[hh^T] = Lam^2 + (Lam^2 +
+    tr(Lam) Lam) / N, of the closed-form loss :func:`zfb_loss_closed_form`, from A = 0 (DOP853,
+    rtol 1e-11)."""
+    from scipy.integrate import solve_ivp
+
+    Lam = np.asarray(Lam, float)
+    d = len(Lam)
+    H = Lam @ Lam + (Lam @ Lam + np.trace(Lam) * Lam) / N
+    sol = solve_ivp(lambda t, a: (-(Lam @ a.reshape(d, d) @ H - Lam @ Lam)).ravel(), (0, float(horizon)),
+                    np.zeros(d * d), method="DOP853", rtol=1e-11, atol=1e-13)
+    return sol.y[:, -1].reshape(d, d)

@@ -80,6 +80,12 @@ _EXPORTS = {
     # writing a claim (checks/api.py, checks/rules.py, checks/params.py, checks/operator.py)
     "claim": ("softmix.checks.api", "claim"),
     "operator_claim": ("softmix.checks.operator", "operator_claim"),
+    # statement kinds beyond the operator (checks/statement_kinds.py and checks/kind_*.py)
+    "identity_claim": ("softmix.checks.kind_identity", "identity_claim"),
+    "constant_claim": ("softmix.checks.kind_constant", "constant_claim"),
+    "bound_claim": ("softmix.checks.kind_bound", "bound_claim"),
+    "rate_claim": ("softmix.checks.kind_rate", "rate_claim"),
+    "flow_claim": ("softmix.checks.kind_flow", "flow_claim"),
     "Assumption": ("softmix.checks.assumptions", "Assumption"),
     "Part": ("softmix.checks.api", "Part"),
     "part": ("softmix.checks.api", "part"),
@@ -124,7 +130,13 @@ if TYPE_CHECKING:
         part as part,
     )
     from softmix.checks.assumptions import Assumption as Assumption
+    from softmix.checks.configurations import Draws as Draws
     from softmix.checks.fits import InverseLRule as InverseLRule, SlopeRule as SlopeRule
+    from softmix.checks.kind_bound import bound_claim as bound_claim
+    from softmix.checks.kind_constant import constant_claim as constant_claim
+    from softmix.checks.kind_flow import flow_claim as flow_claim
+    from softmix.checks.kind_identity import identity_claim as identity_claim
+    from softmix.checks.kind_rate import rate_claim as rate_claim
     from softmix.checks.operator import operator_claim as operator_claim
     from softmix.checks.params import (
         Covariance as Covariance,
@@ -152,6 +164,7 @@ if TYPE_CHECKING:
         ZTest as ZTest,
     )
     from softmix.checks.runner import Result as Result, run_claim as run_claim, run_claims as run_claims
+    from softmix.checks.verdicts import combine_control as combine_control, verdict_of as verdict_of
     from softmix.numerics.attention import (
         gates as gates,
         gates_mp as gates_mp,
@@ -197,10 +210,11 @@ __all__ = [
     "finite_prompt_constants", "finite_prompt_constants_mp", "simulate_outputs", "finite_prompt_attention",
     "icl_regression_setting", "denoising_setting", "setting_from_json", "posterior_mean", "posterior_mean_mp",
     "posterior_covariance", "Claim", "Control", "Context", "Outcome", "register", "register_section", "load_plugin",
-    "load_all", "run_claim", "claim", "operator_claim", "Assumption", "Part", "part", "decide", "combine",
+    "load_all", "run_claim", "claim", "operator_claim", "identity_claim", "constant_claim", "bound_claim",
+    "rate_claim", "flow_claim", "Assumption", "Part", "part", "decide", "combine",
     "outcome", "LATTICE", "Residual", "Float64Agreement", "ZTest", "Bound", "Threshold", "AlphaFamily", "SlopeRule",
     "InverseLRule", "configs", "NonNegative", "Positive", "Covariance", "Exact", "Real", "Derivation", "run_claims",
-    "Result",
+    "Result", "Draws", "verdict_of", "combine_control",
 ]
 
 

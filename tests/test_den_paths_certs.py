@@ -28,7 +28,7 @@ def test_clean_certificates_enclose_their_references():
     enc = r["evidence"]["integral_enclosures"]
     assert r["verdict"] == "verified" and all(x["contains"] for x in enc["T"] + enc["T=4"])
     r = run_claim("cert-prop-4.3-u-lambda", "quick", 7)
-    assert r["verdict"] == "verified" and r["evidence"]["enclosure_contains_bisection_root"] is True
+    assert r["verdict"] == "verified" and r["evidence"]["certificate"]["rows"][0]["enclosure_contains_bisection_root"]
     r = run_claim("cert-fp-rho", "quick", 7)
     assert r["verdict"] == "verified" and all(row["passed"] is True for row in r["evidence"]["certificate"]["rows"])
     assert len(r["evidence"]["certificate"]["rows"]) == 5  # the boxes, the probe ball, three boxes at 40 digits
@@ -47,7 +47,8 @@ def test_a_midpoint_only_cover_refutes_the_contraction_certificate(monkeypatch):
     monkeypatch.setattr(B, "mean_value_enclosure", lambda f, df, lo, hi: f((B.to_arb(lo) + B.to_arb(hi)) / 2))
     r = run_claim("cert-prop-4.3-contraction", "quick", 7)
     assert r["verdict"] == "refuted"
-    assert any(x["contains_f_at_ends_and_midpoint"] is False for x in r["evidence"]["box_bounds_contain_f"])
+    rows = r["evidence"]["certificate"]["rows"][0]["box_bounds_contain_f"]
+    assert any(x["contains_f_at_ends_and_midpoint"] is False for x in rows)
 
 
 def test_a_shifted_phi_refutes_the_coercivity_certificate(monkeypatch):
@@ -70,7 +71,8 @@ def test_the_u_lambda_enclosure_is_checked_against_the_bisection(monkeypatch):
 
     monkeypatch.setattr(ND, "u_lambda", off)
     r = run_claim("cert-prop-4.3-u-lambda", "quick", 7)
-    assert r["verdict"] == "refuted" and r["evidence"]["enclosure_contains_bisection_root"] is False
+    row = r["evidence"]["certificate"]["rows"][0]
+    assert r["verdict"] == "refuted" and row["enclosure_contains_bisection_root"] is False
 
 
 def test_box_masses_must_partition_the_line(monkeypatch):
@@ -79,4 +81,5 @@ def test_box_masses_must_partition_the_line(monkeypatch):
     monkeypatch.setattr(B, "normal_mass", lambda a=None, b=None: real(a, b) if a is None or b is None
                         else real(a, b) * (1 + B.to_arb("1e-15")))
     r = run_claim("cert-thm-4.1-linear-gap", "quick", 7, {"grid": 24})
-    assert r["verdict"] == "refuted" and r["evidence"]["certificate"]["masses_partition_the_line"] is False
+    row = r["evidence"]["certificate"]["rows"][0]
+    assert r["verdict"] == "refuted" and row["certificate"]["masses_partition_the_line"] is False

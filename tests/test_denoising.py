@@ -201,14 +201,14 @@ def test_assumption_violation_is_inconclusive():
     from softmix.checks.runner import run_claim
 
     r = run_claim("eq-11", profile="quick", seed=1, overrides={"m2": [0, 4]})
-    assert r["verdict"] == "inconclusive" and "assumption_violated" in r["evidence"]
+    assert r["verdict"] == "inconclusive" and "assumption_violated" in r["evidence"]["numeric"]["rows"][0]
 
 
 def test_prop_43_lambda_one_and_weak():
     from softmix.checks.runner import run_claim
 
     for lam in ("1", "0.8"):
-        r = run_claim("prop-4.3", profile="quick", seed=1, overrides={"lambda": lam})
+        r = run_claim("prop-4.3", profile="quick", seed=1, overrides={"lam": lam})
         assert r["verdict"] == "confirmed", r["evidence"]
 
 

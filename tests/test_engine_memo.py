@@ -106,7 +106,7 @@ def test_a_claim_cannot_grow_the_memo_past_its_bound():
 
 
 # registries (what is declared, not what was computed) are not memos
-_REGISTRIES = {"REGISTRY", "PLUGIN_CLAIMS", "STATEMENTS", "_SHAPES", "_IDS"}
+_REGISTRIES = {"REGISTRY", "PLUGIN_CLAIMS", "STATEMENTS", "_SHAPES", "_IDS", "_DECLARED"}
 
 
 def _module_memos(path: pathlib.Path):

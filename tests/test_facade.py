@@ -136,7 +136,7 @@ def _documented_names() -> dict[str, set[str]]:
 def test_the_scan_finds_the_documented_names():
     names = _documented_names()
     for expected in ("softmix.operator_claim", "softmix.claim", "softmix.Residual", "softmix.AlphaFamily",
-                     "softmix.checks.rules.combine"):
+                     "softmix.combine"):
         assert expected in names, expected
     assert not _resolve("softmix.no_such_name") and not _resolve("softmix.checks.no_such_module")
     assert not _resolve("softmix.Residual.no_such_method")

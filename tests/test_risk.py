@@ -364,35 +364,6 @@ def test_averaged_constant_any_dimension_matches_closed_form():
     assert q["method"] == "quadrature" and q["error_estimate"] < 1e-10
 
 
-def test_query_averaged_rate_unreachable_tolerance_is_inconclusive_and_d6_runs():
-    from softmix.checks.paper.beyond import RATE_DEFAULTS, _check_rate
-    from softmix.checks.registry import Context
-
-    small = {"Ls_below": [100, 400], "Ls_above": [100, 400, 1600], "queries_below": 1500, "queries_above": 1000,
-             "queries_mixture": 1500, "L_mixture": 400}
-    out = _check_rate({**RATE_DEFAULTS, **small, "quadrature_nodes": 3}, Context("fp-query-averaged-rate", "quick", 3))
-    assert out.verdict in ("inconclusive", "refuted")
-    if out.verdict == "refuted":  # only if a Monte Carlo test failed, never because of the quadrature
-        assert out.evidence["below_threshold"]["quadrature_check"]["passed"] is None
-    else:
-        assert out.evidence["undecided"]
-    D = 6
-    rng = np.random.default_rng(5)
-    f = lambda M: [[repr(round(float(x), 4)) for x in r] for r in M]
-    A = rng.standard_normal((D, D))
-    G = np.round(A @ A.T / D + 0.3 * np.eye(D), 4)
-    Bm = rng.standard_normal((D, D))
-    S = np.round(Bm @ Bm.T / D + 0.2 * np.eye(D), 4)
-    cfg = {**RATE_DEFAULTS, **small, "Gamma": f(G), "Sigma_nu": f(S),
-           "U_direction": f(np.eye(D) + 0.3 * np.triu(np.ones((D, D)))),
-           "V": f(np.eye(D)[:2]),
-           "mixture": {"weights": ["0.3", "0.7"], "means": [["1"] + ["0"] * (D - 1), ["-0.5", "0.5"] + ["0"] * (D - 2)],
-                       "covariances": [f(G), f(np.round(0.6 * G + 0.1 * np.eye(D), 4))]}}
-    out = _check_rate(cfg, Context("fp-query-averaged-rate", "quick", 3))
-    assert out.verdict in ("confirmed", "refuted", "inconclusive")
-    assert out.evidence["below_threshold"]["quadrature_check"]["method"] == "monte-carlo"
-
-
 # ---- the claims and their negative controls --------------------------------------------------------
 RISK_CLAIMS = ["fp-multihead-covariance", "fp-risk-expansion", "fp-risk-threshold", "fp-risk-icl-regression",
                "fp-risk-denoiser", "fp-risk-lda-bayes-point"]

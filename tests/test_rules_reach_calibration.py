@@ -1,5 +1,5 @@
 """The rules added for the finite-prompt port: Reach (a check's regime: inconclusive outside, never refuted),
-ChiSquareCalibration (standard errors over independent runs) and softmix.decide(step=True) (a derivation that
+ChiSquareCalibration (standard errors over independent runs) and softmix.decide(kind="lemma") (a derivation that
 proves a step is evidence: it refutes when refuted, but does not make a Monte Carlo claim verified)."""
 import numpy as np
 import sympy as sp
@@ -31,9 +31,9 @@ def test_chi_square_calibration_sees_understated_and_overstated_errors():
 def test_a_symbolic_step_is_evidence_not_a_proof_of_the_claim():
     x = sp.Symbol("x")
     ctx = Context("step-test", "quick", 1)
-    good = decide([Derivation("identity", "test", (x + 1) ** 2, x**2 + 2 * x + 1)], ctx, step=True)
-    bad = decide([Derivation("wrong", "test", (x + 1) ** 2, x**2 + 1)], ctx, step=True)
-    assert good.kind == "symbolic-step" and good.verdict == "confirmed"
+    good = decide([Derivation("identity", "test", (x + 1) ** 2, x**2 + 2 * x + 1)], ctx, kind="lemma")
+    bad = decide([Derivation("wrong", "test", (x + 1) ** 2, x**2 + 1)], ctx, kind="lemma")
+    assert good.kind == "lemma" and good.verdict in ("verified", "confirmed")
     assert bad.verdict == "refuted"
     mc = part("monte-carlo", [{"passed": True}])
     assert outcome(mc, good).verdict == "confirmed"

@@ -23,6 +23,7 @@ import sympy as sp
 from .attention import normalized_attention_atomic, softmax_attention_derived
 from .derivation import Derivation
 from .mixtures import SymbolicMixture, cgf, gradient, hessian, matrix_symbols, vector_symbols
+from .variants import variants
 
 __all__ = [
     "std_normal_expectation_1d", "gauss_exp_quadratic_1d_derivation",
@@ -31,7 +32,7 @@ __all__ = [
     "query_averaged_constant_stated", "l1_error_derivation", "l1_bound_value",
     "regression_prediction", "regression_risk_derived", "regression_risk_stated", "regression_risk_derivation",
     "regression_flow", "conservation_derivation", "balanced_limit", "balanced_limit_derivation",
-    "posterior_mean_derived", "atomic_attention_stated", "denoising_derivation",
+    "posterior_mean_derived", "posterior_mean_values", "atomic_attention_stated", "denoising_derivation",
     "zfb_second_moment_derived", "zfb_second_moment_stated", "zfb_loss", "zfb_gamma", "zfb_moment_derivation",
     "zfb_minimiser_derivation", "zfb_min_loss_derivation", "gaussian_fourth_moment",
 ]
@@ -298,6 +299,17 @@ def posterior_mean_derived(means, weights, z, sigma):
     return num / den
 
 
+def posterior_mean_values(means, weights, queries, sigma2, digits: int = 30) -> list:
+    """:func:`posterior_mean_derived` at numeric inputs read as exact rationals (floats exactly as
+    stored, ``sigma2`` as its decimal), evaluated at ``digits`` digits: one list of floats per query."""
+    R = lambda x: sp.Rational(repr(float(x)))
+    ms = [sp.Matrix([R(x) for x in m]) for m in means]
+    ws = [R(x) for x in weights]
+    sig = sp.sqrt(sp.Rational(str(sigma2)))
+    return [[float(sp.N(v, digits)) for v in posterior_mean_derived(ms, ws, sp.Matrix([R(x) for x in z]), sig)]
+            for z in queries]
+
+
 def atomic_attention_stated(means, weights, z, U, V):
     """One softmax head on the clean atomic prompt sum_k pi_k delta_{m_k}:
     V sum_k pi_k exp(<U z, m_k>) m_k / sum_k pi_k exp(<U z, m_k>)."""
@@ -400,6 +412,7 @@ def zfb_moment_derivation(d: int = 2) -> Derivation:
                       derived, sp.expand(zfb_second_moment_stated(Lam, N)), ("x_i ~ N(0, Lam)", "w ~ N(0, I_d)"))
 
 
+@variants("dropped-trace", "infinite-N")
 def zfb_minimiser_derivation(d: int = 2, variant: str | None = None) -> Derivation:
     """Stationarity of the derived loss (linear system grad_A L = 0, solved by SymPy) against
     A* = Gamma_N^{-1} (stated).  Diagonal Lam keeps the solve cheap; the loss is strictly convex
@@ -419,6 +432,7 @@ def zfb_minimiser_derivation(d: int = 2, variant: str | None = None) -> Derivati
                       ("Lam diagonal (w.l.o.g. by rotation)",))
 
 
+@variants("dropped-trace", "infinite-N")
 def zfb_min_loss_derivation(d: int = 2, variant: str | None = None) -> Derivation:
     lam = sp.symbols(f"l1:{d + 1}", positive=True)
     Lam = sp.diag(*lam)

@@ -25,6 +25,7 @@ import sympy as sp
 from .attention import residual, softmax_attention_derived, softmax_attention_stated
 from .derivation import Derivation
 from .mixtures import SymbolicMixture, matrix_symbols, vector_symbols
+from .variants import variants
 
 __all__ = [
     "DenoisingDerivation", "noise_symbols", "circle_means", "canonical_softmax", "posterior_weights_bayes",
@@ -319,10 +320,12 @@ def _orth_complement_projector(m1, m2):
     return (sp.eye(d) - P).applyfunc(sp.cancel)
 
 
+@variants("swap-U", "flip-B")
 def prop_c5_heads_noncollinear(m1, m2, gamma, xi, variant=None):
     """(U1, V1, U2, V2) of App. C.6, non-collinear means.  V_i is defined on E = span(m1, m2) by
     V_i m_i = a m_i, V_i m_j = 0, and by a/2 on the orthogonal complement.  ``variant``:
-    'swap-U' exchanges U1 and U2 (control)."""
+    'swap-U' exchanges U1 and U2 (control); 'flip-B', the opposite-means control of the same
+    proposition, leaves these heads unchanged."""
     s = gamma**2 + xi**2
     a = xi**2 / s
     dm = m1 - m2
@@ -343,10 +346,12 @@ def prop_c5_heads_noncollinear(m1, m2, gamma, xi, variant=None):
     return U1.applyfunc(sp.cancel), V1, U2.applyfunc(sp.cancel), V2
 
 
+@variants("swap-U", "flip-B")
 def prop_c5_heads_opposite(m, gamma, xi, variant=None):
     """Opposite means m1 = -m2 = m (App. C.6); n the unit vector along (-m_2, m_1, 0, ...), normal to m
     (requires (m_1, m_2) != 0).  ``variant``
-    'flip-B' flips the sign of the skew term B in both V_i (control)."""
+    'flip-B' flips the sign of the skew term B in both V_i (control); 'swap-U', the non-collinear
+    control of the same proposition, leaves these heads unchanged."""
     d = m.shape[0]
     s = gamma**2 + xi**2
     nm2 = _quad(m, sp.eye(d))
@@ -371,6 +376,7 @@ def two_head_output(weights, means, S, heads, z):
     return out
 
 
+@variants("swap-U", "flip-B")
 def prop_c5_derivations(d: int = 2, variant=None) -> list:
     gamma, xi = noise_symbols()
     z = vector_symbols("z", d)
@@ -412,6 +418,7 @@ def prop_c3_heads(m1, m2, xi):
     return U1.applyfunc(sp.cancel), V1, U2.applyfunc(sp.cancel), V2
 
 
+@variants("U-scale")
 def prop_c3_derivations(variant=None) -> list:
     """gamma = 0: two heads (non-collinear, d = 2) and one head (opposite means, d = 2).
     ``variant='U-scale'`` uses U scaled by 1/2 in every head (control)."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .derivation import Derivation
+from .variants import variants
 
 __all__ = ["delta_method_risk", "risk_coefficient_stated", "risk_expansion_derivation",
            "multihead_covariance_derivation", "gaussian_average_derivation", "gaussian_average_stated"]
@@ -99,6 +100,7 @@ def _mix1d(K: int):
     return pi, m, G
 
 
+@variants("no-shift")
 def multihead_covariance_derivation(K: int = 2, variant: str | None = None) -> Derivation:
     """Two heads, D = 1, K-component mixture, values v_h x, tilts a_h: C_01 and b_0 from the raw
     single-token moments (MGF derivatives) against the tilted-mixture closed forms.  ``variant``

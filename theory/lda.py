@@ -15,6 +15,7 @@ import sympy as sp
 from .attention import softmax_attention_derived
 from .derivation import Derivation as _BaseDerivation
 from .mixtures import SymbolicMixture, gradient, hessian, matrix_symbols, vector_symbols
+from .variants import variants
 
 __all__ = [
     "sigma", "softplus", "lda_token_mixture", "assemble_UV", "theta_symbols", "effective_map",
@@ -103,6 +104,7 @@ def g_expr(w, b, r, s, s0, x):
     return (w.T * x)[0, 0] + b + r * sigma(s0 + (s.T * x)[0, 0])
 
 
+@variants("transposed-s", "transposed-w")
 def f_theta_expr(theta, m1, m_1, Gamma, pi_p, x, variant=None):
     """f_theta(x) from eqs. (6)-(7) (stated).  ``variant='transposed-w'`` uses U11^T Gamma v21."""
     w, b, r, s, s0 = effective_map(theta, m1, m_1, Gamma, pi_p)
@@ -127,6 +129,7 @@ def _full_theta(d):
             matrix_symbols("V11", d), vector_symbols("v12", d), v21, v22)
 
 
+@variants("dropped-2", "untransposed-U11")
 def lemma_b1_stated(theta_full, m1, m_1, Gamma, pi_p, x, y, variant=None):
     U11, u12, u21, u22, V11, v12, v21, v22 = theta_full
     dm = m1 - m_1
@@ -140,6 +143,7 @@ def lemma_b1_stated(theta_full, m1, m_1, Gamma, pi_p, x, y, variant=None):
     return V * sp.Matrix(list(top) + [2 * al - 1])
 
 
+@variants("dropped-2", "untransposed-U11")
 def lemma_b1_derivation(d: int = 1, variant=None) -> Derivation:
     m1, m_1, G, pi_p = problem_symbols(d)
     th = _full_theta(d)
@@ -156,6 +160,7 @@ def lemma_b1_derivation(d: int = 1, variant=None) -> Derivation:
     )
 
 
+@variants("transposed-s", "transposed-w")
 def eq67_derivation(d: int = 2, variant=None) -> Derivation:
     m1, m_1, G, pi_p = problem_symbols(d)
     th = _full_theta(d)
@@ -177,6 +182,7 @@ def bayes_coefficients(m1, m_1, Gamma_inv, pi_p, half=sp.Rational(1, 2)):
     return w, b
 
 
+@variants("dropped-half", "flipped-sign")
 def prop_b2_derivation(d: int = 2, variant=None) -> Derivation:
     """eta(x) from Bayes' rule with the two class densities (parametrised by the precision matrix
     P = Gamma^{-1}; the normalising constants are shared and cancel) against sigma(f*(x))."""
@@ -196,6 +202,7 @@ def prop_b2_derivation(d: int = 2, variant=None) -> Derivation:
 
 
 # --- Lemma B.3: explicit Bayes-realising constructions -----------------------------------------
+@variants("no-division")
 def lemma_b3_theta(m1, m_1, Gamma, pi_p, variant=None):
     """The construction of the proof of Lemma B.3 for exact (rational) data.
     Returns (case label, theta, notes).  Gamma, m's: sympy matrices; pi_p a Rational."""
@@ -232,6 +239,7 @@ def lemma_b3_theta(m1, m_1, Gamma, pi_p, variant=None):
     return "case 2(b) (symmetric balanced)", (U11, -U11 * dm / 2, Gi * w, sp.Integer(0))
 
 
+@variants("no-division")
 def lemma_b3_derivation(m1, m_1, Gamma, pi_p, variant=None):
     d = Gamma.shape[0]
     x = vector_symbols("x", d)
@@ -250,6 +258,7 @@ def _loss_cond(eta, t):
     return eta * softplus(-t) + (1 - eta) * softplus(t)
 
 
+@variants("flipped-sign")
 def lemma_b7_derivation(variant=None) -> Derivation:
     eta, t = sp.Symbol("eta", positive=True), sp.Symbol("t", real=True)
     stated = sigma(t) - eta if variant != "flipped-sign" else eta - sigma(t)
@@ -266,6 +275,7 @@ def _eff_symbols(d):
     return w, b, r, s, s0
 
 
+@variants("dropped-factor")
 def lemma_b9_derivation(d: int = 2, variant=None) -> Derivation:
     w, b, r, s, s0 = _eff_symbols(d)
     x = vector_symbols("x", d)
@@ -282,6 +292,7 @@ def lemma_b9_derivation(d: int = 2, variant=None) -> Derivation:
                       assumptions=("conditional on X = x", "sigma' = sigma (1 - sigma)"))
 
 
+@variants("as-printed", "dropped-2")
 def lemma_b8_derivations(d: int = 2, variant=None):
     m1, m_1, G, pi_p = problem_symbols(d)
     theta = theta_symbols(d)
@@ -325,6 +336,7 @@ def lemma_b8_derivations(d: int = 2, variant=None):
                              "more")]
 
 
+@variants("flipped-sign", "untransposed")
 def lemma_b10_derivations(d: int = 2, variant=None):
     """grad_theta of the conditional risk integrand vs the explicit formulas and the chain-rule form."""
     m1, m_1, G, pi_p = problem_symbols(d)
@@ -366,6 +378,7 @@ def lemma_b10_derivations(d: int = 2, variant=None):
                        assumptions=("conditional on X = x (integrand level)",))]
 
 
+@variants("dropped-curvature")
 def lemma_b11_derivation(d: int = 1, variant=None) -> Derivation:
     """Second variation of the conditional risk along a curve eps -> theta + eps h.  Along the
     curve f(eps) = f0 + f1 eps + f2 eps^2 / 2 + O(eps^3) (f1 = Df[h], f2 = D^2 f[h,h], generic
@@ -382,6 +395,7 @@ def lemma_b11_derivation(d: int = 1, variant=None) -> Derivation:
                       assumptions=("conditional on X = x", "f1 = Df_theta[h], f2 = D^2 f_theta[h,h] (Lemma B.8)"))
 
 
+@variants("dropped-zero-block")
 def prop_b12_derivation(d: int = 2, variant=None) -> Derivation:
     w, b, r, s, s0 = _eff_symbols(d)
     x = vector_symbols("x", d)
@@ -402,6 +416,7 @@ def prop_b12_derivation(d: int = 2, variant=None) -> Derivation:
                       assumptions=("zeta* = (w*, b*, 0, s*)", "eta = sigma(f*)"))
 
 
+@variants("dropped-term")
 def lemma_b14_derivation(d: int = 2, variant=None) -> Derivation:
     m1, m_1, G, pi_p = problem_symbols(d)
     theta = theta_symbols(d)

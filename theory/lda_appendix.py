@@ -25,6 +25,7 @@ import sympy as sp
 from .derivation import Derivation
 from .lda import SRC, effective_map, g_expr, problem_symbols, sigma, softplus, theta_flat_symbols, theta_symbols
 from .mixtures import gradient, hessian, vector_symbols
+from .variants import variants
 
 __all__ = ["logistic_loss", "lemma_b7_derivations", "lemma_b15_derivation", "lemma_b17_derivations",
            "lemma_b19_derivations", "lemma_b33_derivation", "lemma_b16_derivations"]
@@ -44,6 +45,7 @@ def _sigma_prime(t):
     return s * (1 - s)
 
 
+@variants("flipped-sign", "unweighted")
 def lemma_b7_derivations(variant=None) -> list:
     """(1) l'(y, t) = -y / (1 + e^{y t}) for y = +1 and y = -1 (the proof's first step);
     (2) eta l'(1, t) + (1 - eta) l'(-1, t) = sigma(t) - eta (the lemma)."""
@@ -71,6 +73,7 @@ def _test_function(a, c, z):
     return (a.T * z)[0, 0] + cz ** 2 / 2
 
 
+@variants("dropped-2", "untransposed")
 def lemma_b15_derivation(d: int = 2, variant=None) -> Derivation:
     """grad_theta [F(Phi(theta))] versus DPhi(theta)^* (grad F)(Phi(theta)) with the adjoint written
     blockwise: (gw (Gamma v21)^T + gs dm^T, 2 gs, Gamma U11^T gw + m_-1 gb + dm gr, -gb + 2 gr).
@@ -103,6 +106,7 @@ def lemma_b15_derivation(d: int = 2, variant=None) -> Derivation:
                       notes="flattened order: U11 (row-major), u12, v21, v22")
 
 
+@variants("E2-offset-sign", "no-curvature")
 def lemma_b17_derivations(d: int = 2, variant=None) -> list:
     """(1) g on E1 = (w*, b*, 0, s) equals f*; (2) g on E2 = (w*, b* - r sigma(s0), r, 0) equals f*;
     (3) Hess_x g_zeta(x) = r sigma''(s0 + s^T x) s s^T with sigma'' = sigma'(1 - 2 sigma)."""
@@ -129,6 +133,7 @@ def lemma_b17_derivations(d: int = 2, variant=None) -> list:
     return rows
 
 
+@variants("joint-convexity")
 def lemma_b19_derivations(d: int = 2, variant=None) -> list:
     """Convexity of the partial risk R~_s in (w, b, r), at the integrand level.  By the chain rule
     Hess l(y, g) = l''(y, g) grad g grad g^T + l'(y, g) Hess g, so the three derived facts are:
@@ -159,6 +164,7 @@ def lemma_b19_derivations(d: int = 2, variant=None) -> list:
     return rows
 
 
+@variants("no-sigma-prime")
 def lemma_b33_derivation(d: int = 2, variant=None) -> list:
     """Hess_w l_log(y, w^T x) = sigma'(w^T x) x x^T for y = +1, -1 (the proof's Hessian of L)."""
     x, w = vector_symbols("x", d), vector_symbols("w", d)
@@ -172,6 +178,7 @@ def lemma_b33_derivation(d: int = 2, variant=None) -> list:
     return rows
 
 
+@variants("wrong-combination")
 def lemma_b16_derivations(d: int = 2, variant=None) -> list:
     """Two algebraic steps of the proof of Lemma B.16 (integrand level, effective gradients written
     as in Lemma B.9: d_b -> e, d_r -> e sigma(z), e = sigma(f) - eta, z = s0 + s^T x):

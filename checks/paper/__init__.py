@@ -13,13 +13,16 @@ module per section of the paper, each section's ball-arithmetic certificates bes
   :mod:`.lda_certificates` -- Section 3 / Appendix B;
 * :mod:`.lda_appendix` -- Appendix B statements decided on their own (Lemmas B.7, B.15, B.16, B.17, B.19,
   B.33, Remark B.36);
-* :mod:`.denoising`, :mod:`.denoising_certificates` -- Section 4 / Appendix C;
-* :mod:`.denoising_appendix` -- Remark 4.2 (degenerate mixtures: the linear-attention gap at gamma = 0);
+* Section 4 / Appendix C: :mod:`.denoising_bayes` (the Bayes denoiser), :mod:`.denoising_two_heads` (two heads,
+  Fig. 2), :mod:`.denoising_single_head` (one head), :mod:`.denoising_linear` (the linear-attention gap, Remark 4.2),
+  :mod:`.denoising_clustering` (Prop. 4.3, Fig. 3), :mod:`.denoising_residual` (Prop. 4.4),
+  :mod:`.denoising_certificates`; the shared setting in :mod:`.denoising_setting`;
 * :mod:`.statements` -- the paper's 54 numbered statements and the claims that decide each
   (``softmix coverage``).
 * :mod:`.display_ledger` -- the ledger of every displayed formula (``data/displays.toml``,
   ``softmix coverage --displays``).
-* :mod:`.beyond` -- the predecessor and neighbouring results.
+* :mod:`.query_averaged_rate`, :mod:`.beyond_concentration`, :mod:`.beyond_regression`,
+  :mod:`.beyond_denoising` -- the predecessor and neighbouring results (section ``beyond``).
 """
 from __future__ import annotations
 
@@ -37,7 +40,9 @@ register_section("certificates", "ball-arithmetic certificates (python-flint)")
 #: modules in display order
 MODULES = ("attention", "finite_prompt", "finite_prompt_lln", "finite_prompt_risk",
            "finite_prompt_risk_threshold", "finite_prompt_risk_tasks", "finite_prompt_risk_lda", "lda", "lda_landscape", "lda_dynamics", "lda_finite_prompt",
-           "lda_appendix", "denoising", "denoising_appendix", "beyond", "lda_certificates", "denoising_certificates",
+           "lda_appendix", "denoising_bayes", "denoising_two_heads", "denoising_single_head", "denoising_linear",
+           "denoising_clustering", "denoising_residual", "query_averaged_rate", "beyond_concentration",
+           "beyond_regression", "beyond_denoising", "lda_certificates", "denoising_certificates",
            "finite_prompt_certificates")
 
 for _m in MODULES:

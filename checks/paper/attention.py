@@ -18,22 +18,29 @@ import mpmath as mpm
 import numpy as np
 import sympy as sp
 
-from softmix.numerics import attention as NA
+from softmix.numerics import attention as NA, normalized_attention as NT
 from softmix.numerics.mixture import GaussianMixture
 from softmix.numerics.precision import to_mpf, workdps
 from softmix.numerics.quadrature import expect_gaussian, expect_mixture, expect_with_error
 from softmix.theory import attention as TA
 
 from ..api import claim, decide, part
-from ..operator import (compare, definition_by_quadrature, exact_operator, random_instance, rational_matrix as _R,
-                        sym_mixture, to_mp)
-from ..rules import Residual
+from ..operator import (
+    compare,
+    definition_by_quadrature,
+    exact_operator,
+    random_instance,
+    rational_matrix as _R,
+    sym_mixture,
+    to_mp,
+)
+from ..rules import Float64Agreement, Residual
 from ..strategies import random_matrix, random_mixture
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
-_DRAWN_NOTE = ("SymPy proof in general symbols; the numeric part is itself decided on rational instances drawn from the "
-               "run's seed inside the check (checks.operator.random_instance: random weights, a rank-deficient "
-               "component, non-symmetric U, dense V), so no further configuration is drawn")
+_DRAWN_NOTE = ("SymPy proof in general symbols; the numeric part is itself decided on rational instances drawn "
+               "from the run's seed inside the check (checks.operator.random_instance: random weights, a "
+               "rank-deficient component, non-symmetric U, dense V), so no further configuration is drawn")
 
 
 def _case(ctx, tag, K, D, degenerate=True, shared=False):
@@ -46,7 +53,8 @@ def _exact(mix, U, V, z, dps):
 
 
 def _quadrature(ctx, tag, inst, dps, nodes):
-    return ctx.data(("quadrature reference",) + tag, lambda rng: definition_by_quadrature(*inst, dps, nodes), params=[dps, nodes])
+    return ctx.data(("quadrature reference",) + tag, lambda rng: definition_by_quadrature(*inst, dps, nodes),
+                    params=[dps, nodes])
 
 
 # ---- prop-2.1 -------------------------------------------------------------------------------
@@ -71,12 +79,15 @@ def _stated_21(ctx, smix, U, V, z):
 
 @claim(id="prop-2.1", title="Softmax attention on a Gaussian mixture is a softmax-gated mixture of affine experts",
        source=f"{SOURCE}, Prop. 2.1 eq. (2); App. A.1", section="attention", kind="symbolic",
-       statement="T_{U,V}[mu](z) = V sum_k alpha_k(z)(m_k + G_k U z), alpha = softmax(log pi_k + m_k^T U z + (Uz)^T G_k U z / 2)",
+       statement=("T_{U,V}[mu](z) = V sum_k alpha_k(z)(m_k + G_k U z), "
+                  "alpha = softmax(log pi_k + m_k^T U z + (Uz)^T G_k U z / 2)"),
        assumptions=("mu = sum_k pi_k N(m_k, G_k), pi_k > 0", "G_k symmetric PSD (degenerate allowed)"),
        profiles={"full": {"sym_components": 3, "exact_dims": [4, 6], "quadrature_dims": [1, 2, 2]}},
        controls={"dropped-half": "score with (Uz)^T G_k U z instead of half of it",
                  "prior-gates": "gates alpha_k replaced by the prior weights pi_k",
                  "flipped-sign": "output sign flipped"},
+       independence=("derived side: gradient of the mixture CGF (SymPy) and the definition by quadrature; "
+                     "stated side: eq. (2) gates x affine experts; shared: nothing"),
        configurations_note=_DRAWN_NOTE,
        derivations=lambda: [TA.prop_2_1_derivation(2, 2), TA.prop_2_1_derivation(2, 2, degenerate_rank=1)])
 def prop_2_1(p: Prop21, ctx):
@@ -86,28 +97,28 @@ def prop_2_1(p: Prop21, ctx):
     if ctx.control("prior-gates") or ctx.control("flipped-sign"):
         derivs = []  # these controls alter only the numeric stated side
     rule, rows = Residual(dps=p.dps), []
-    cases = [("quadrature", i, D) for i, D in enumerate(p.quadrature_dims)] + [("exact", i, D) for i, D in enumerate(p.exact_dims)]
+    cases = ([("quadrature", i, D) for i, D in enumerate(p.quadrature_dims)]
+             + [("exact", i, D) for i, D in enumerate(p.exact_dims)])
     for method, i, D in cases:
         inst = _case(ctx, (method, i), p.components, D)
         mix, U, V, z = inst
-        ref, qerr = _quadrature(ctx, (i,), inst, p.dps, p.nodes) if method == "quadrature" else (_exact(*inst, p.dps), None)
+        if method == "quadrature":
+            ref, qerr = _quadrature(ctx, (i,), inst, p.dps, p.nodes)
+        else:
+            ref, qerr = _exact(*inst, p.dps), None
         with workdps(p.dps):
             stated = to_mp(_stated_21(ctx, sym_mixture(mix), _R(U), _R(V), _R(z)), p.dps)
             rows.append(compare(rule, stated, ref, qerr, method=method, dim=D, components=p.components))
-            if not ctx.variant:  # the production lambdified path must agree too
-                rows.append(compare(rule, NA.softmax_attention_mp(mix, U, V, z, dps=p.dps), ref,
+            rows.append(  # the production lambdified path must agree too (it does not depend on the control)
+                compare(rule, NA.softmax_attention_mp(mix, U, V, z, dps=p.dps), ref,
                                     method=f"{method}: production path", dim=D))
-    rows.append(_large_scores_case(ctx, p.components, p.dps))
+    rows.extend(_large_scores_case(ctx, p.components, p.dps))
     return [decide(derivs, ctx), part("numeric", rows)]
 
 
-def _large_scores_case(ctx, K, dps):
-    """Scores in the thousands: a drawn rational mixture and a non-symmetric U scaled by powers of
-    2 until max_k |score_k| >= 1000, where exp overflows in float64 and only a log-space
-    evaluation survives.  The stated eq. (2) (exact inputs, ``dps`` digits) and the production
-    paths (float64 softmax_attention / gates, mpmath softmax_attention_mp / gates_mp) are compared
-    with the exact CGF gradient.  The draw does not depend on the control."""
-    rng = ctx.shared_rng("large-scores")
+def _large_scores_instance(rng, K):
+    """A drawn rational mixture (one singular component), a non-symmetric U scaled by powers of 2
+    until max_k |score_k| >= 1000 (exp overflows in float64 there), a dense V and a query."""
     D, mix = 2, random_mixture(rng, K, 2, degenerate=True)
     while True:
         U0 = random_matrix(rng, D, D, 3, 2)
@@ -122,24 +133,38 @@ def _large_scores_case(ctx, K, dps):
         if np.max(np.abs(sc)) >= 1000:
             break
         t *= 2
+    return mix, U, V, z, t, float(np.max(np.abs(sc)))
+
+
+def _large_scores_case(ctx, K, dps):
+    """Scores in the thousands, where only a log-space evaluation survives: the stated eq. (2)
+    (exact inputs, ``dps`` digits) and the production paths (mpmath softmax_attention_mp, float64
+    softmax_attention and gates against gates_mp) against the exact CGF gradient.  The instance
+    is shared data (ctx.data): the controls see the claim's."""
+    mix, U, V, z, t, smax = ctx.data("large-scores", lambda rng: _large_scores_instance(rng, K), params=[K])
     rule, ref = Residual(dps=dps), _exact(mix, U, V, z, dps)
+    keys = {"check": "scores in the thousands (log-space)", "dim": 2, "U_scale": t, "max_abs_score": smax}
+    f64rule = Float64Agreement(condition=1 + smax)  # gates: an absolute error eps |s_k| in a score is relative
+    Uf, Vf = np.array([[float(v) for v in r] for r in U]), np.array([[float(v) for v in r] for r in V])
+    with np.errstate(all="ignore"):
+        f64 = NA.softmax_attention(mix, Uf, Vf, np.array([[float(v) for v in z]]))[0]
+        g64 = NA.gates(mix, Uf, np.array([[float(v) for v in z]]))[0]
     with workdps(dps):
-        row = compare(rule, to_mp(_stated_21(ctx, sym_mixture(mix), _R(U), _R(V), _R(z)), dps), ref,
-                      check="scores in the thousands (log-space)", dim=D, U_scale=t, max_abs_score=float(np.max(np.abs(sc))))
-        row["production_mp"] = compare(rule, NA.softmax_attention_mp(mix, U, V, z, dps=dps), ref)
-        Uf, Vf = np.array([[float(v) for v in r] for r in U]), np.array([[float(v) for v in r] for r in V])
-        with np.errstate(all="ignore"):
-            f64, g64 = NA.softmax_attention(mix, Uf, Vf, zf[None])[0], NA.gates(mix, Uf, zf[None])[0]
         gmp = NA.gates_mp(mix, U, z, dps=dps)
-        ok64 = bool(np.all(np.isfinite(f64)) and np.all(np.isfinite(g64)))
-        err64 = float(max(abs(mpm.mpf(float(f64[i])) - ref[i]) for i in range(len(f64)))) if ok64 else float("inf")
-        errg = float(max(abs(mpm.mpf(float(g64[k])) - gmp[k]) for k in range(len(g64)))) if ok64 else float("inf")
-        row["production_float64"] = {"passed": ok64 and err64 <= 1e-9 * max(1.0, float(max(abs(x) for x in ref)))
-                                     and errg <= 1e-9, "max_abs_error": err64, "gates_vs_gates_mp": errg,
-                                     "tolerance": "1e-9 relative (float64 log-space)"}
-    row["passed"] = bool(row["passed"] and row["production_mp"]["passed"] and row["production_float64"]["passed"])
-    row["verdict"] = "confirmed" if row["passed"] else "refuted"
-    return row
+        stated = to_mp(_stated_21(ctx, sym_mixture(mix), _R(U), _R(V), _R(z)), dps)
+        return [compare(rule, stated, ref, **keys),
+                compare(rule, NA.softmax_attention_mp(mix, U, V, z, dps=dps), ref, **keys, path="production mpmath"),
+                {**keys, "path": "production float64", **_float64_row(f64rule, f64, ref, max(abs(r) for r in ref))},
+                {**keys, "path": "production float64 gates vs gates_mp", **_float64_row(f64rule, g64, gmp, 1)}]
+
+
+def _float64_row(rule, values, reference, scale) -> dict:
+    """``rule`` on a float64 result against a finite high-precision reference; a non-finite result
+    there is an overflow of the production path (a failure, not an undecidable row)."""
+    if not np.all(np.isfinite(values)):
+        return {"passed": False, "verdict": "refuted", "rule": rule.describe(),
+                "reason": "non-finite float64 value where the exact value is finite (overflow in the gates)"}
+    return rule.decide(mpm.matrix([mpm.mpf(float(x)) - r for x, r in zip(values, reference)]), scale)
 
 
 # ---- prop-2.1-shared ------------------------------------------------------------------------
@@ -154,9 +179,12 @@ class Shared:
 
 @claim(id="prop-2.1-shared", title="With a shared covariance the quadratic offsets cancel (eq. (3))",
        source=f"{SOURCE}, Prop. 2.1 eq. (3)", section="attention", kind="symbolic",
-       statement="If G_k = G for all k: T_{U,V}[mu](z) = V G U z + V sum_k alpha_k(z) m_k, alpha = softmax(log pi_k + m_k^T U z)",
+       statement=("If G_k = G for all k: T_{U,V}[mu](z) = V G U z + V sum_k alpha_k(z) m_k, "
+                  "alpha = softmax(log pi_k + m_k^T U z)"),
        assumptions=("G_k = G for all k",), profiles={"full": {"sym_components": 3, "dims": [3, 5, 8]}},
        controls={"unshared-covariances": "apply eq. (3) to a mixture whose covariances differ (assumption dropped)"},
+       independence=("derived side: eq. (2) (proven from the MGF in prop-2.1); "
+                     "stated side: eq. (3) with shared G; shared: the gate softmax helper"),
        configurations_note=_DRAWN_NOTE,
        derivations=lambda: [TA.prop_2_1_shared_derivation(2, 2)])
 def prop_2_1_shared(p: Shared, ctx):
@@ -185,7 +213,10 @@ class Gaussian:
        source="Boursier & Boyer 2026, Lemma 2.1; Gabet-Boursier-Boyer 2026, Sec. 2 display",
        statement="For mu = N(m, G): T_{U,V}[mu](z) = V (m + G U z)", section="attention", kind="symbolic",
        assumptions=("mu Gaussian, G PSD",),
-       controls={"two-components": "apply the affine formula (with the law's mean and covariance) to a two-component mixture"},
+       controls={"two-components": "apply the affine formula (with the law's mean and covariance) to a two-component "
+                                   "mixture"},
+       independence=("derived side: CGF gradient of one Gaussian and quadrature of the definition; "
+                     "stated side: V(m + G U z); shared: nothing"),
        configurations_note=_DRAWN_NOTE,
        derivations=lambda: [TA.bb_lemma_2_1_derivation(2)])
 def bb_lemma_2_1(p: Gaussian, ctx):
@@ -206,53 +237,6 @@ def bb_lemma_2_1(p: Gaussian, ctx):
 
 
 # ---- prop-a.1 -------------------------------------------------------------------------------
-def _alignment(name, U, tau):
-    if name == "softmax":
-        return lambda z, x: mpm.exp(sum((U * z)[i] * x[i] for i in range(len(x))))
-    if name == "rbf":
-        return lambda z, x: mpm.exp(-sum((z[i] - x[i]) ** 2 for i in range(len(x))) / (2 * tau))
-    if name == "cauchy":
-        return lambda z, x: 1 / (1 + sum((z[i] - x[i]) ** 2 for i in range(len(x))) / tau)
-    raise ValueError(name)
-
-
-def _component_closed_form(name, m, G, z, U, tau):
-    """(int a(z, x) dN(m, G)(x) up to a factor common to all components, T_a[N(m, G)](z)) in
-    closed form: softmax -> (exp(a.m + a^T G a / 2), m + G a), a = U z; rbf -> Gaussian product
-    (det(G + tau I)^(-1/2) exp(-(z-m)^T (G + tau I)^(-1) (z-m) / 2), m + G (G + tau I)^(-1)(z - m))."""
-    D = m.rows
-    if name == "softmax":
-        a = U * z
-        return mpm.exp((a.T * m)[0] + (a.T * G * a)[0] / 2), m + G * a
-    S = G + tau * mpm.eye(D)
-    Si = mpm.inverse(S)
-    dz = z - m
-    return mpm.det(S) ** (-mpm.mpf(1) / 2) * mpm.exp(-(dz.T * Si * dz)[0] / 2), m + G * Si * dz
-
-
-def _cauchy_whole_by_tanh_sinh(mix, al, zm, dps):
-    """d = 1: int a(z, x) x dmu / int a(z, x) dmu with mpmath.quad (tanh-sinh) on the density of
-    the continuous components plus the atoms of the degenerate ones; error from two precisions."""
-    def once(extra):
-        with workdps(dps + extra):
-            w_, m_, G_ = mix.mp()
-            num = den = mpm.mpf(0)
-            for wk, mk, Gk in zip(w_, m_, G_):
-                var = Gk[0, 0]
-                if var == 0:
-                    a = al(zm, mk)
-                    num, den = num + wk * a * mk[0], den + wk * a
-                    continue
-                dens = lambda x: mpm.exp(-(x - mk[0]) ** 2 / (2 * var)) / mpm.sqrt(2 * mpm.pi * var)
-                g = lambda x: al(zm, mpm.matrix([x]))
-                num += wk * mpm.quad(lambda x: g(x) * x * dens(x), [-mpm.inf, mk[0], mpm.inf])
-                den += wk * mpm.quad(lambda x: g(x) * dens(x), [-mpm.inf, mk[0], mpm.inf])
-            return num / den
-    a, b = once(5), once(15)
-    with workdps(dps):
-        return mpm.matrix([b]), abs(a - b) / max(1, abs(b))
-
-
 @dataclass
 class PropA1:
     alignments_d1: list[str] = field(default_factory=lambda: ["softmax", "rbf"])
@@ -271,6 +255,8 @@ class PropA1:
        assumptions=("a(z, z') > 0 integrable against each mu_k",),
        profiles={"full": {"alignments_d2": ["softmax", "rbf"], "nodes": 90}},
        controls={"prior-proportions": "gates r_k replaced by the fixed proportions pi_k"},
+       independence=("derived side: normalised attention on atoms / tanh-sinh quadrature of the definition; "
+                     "stated side: query-gated mixture of component maps; shared: nothing"),
        configurations_note=_DRAWN_NOTE,
        derivations=lambda: [TA.prop_a1_derivation(2, 2, 2)])
 def prop_a_1(p: PropA1, ctx):
@@ -288,10 +274,10 @@ def prop_a_1(p: PropA1, ctx):
             zm = mpm.matrix([to_mpf(v) for v in z])
             w_, m_, G_ = mix.mp()
             for name in names:
-                al = _alignment(name, Um, tau)
+                al = NT.alignment(name, Um, tau)
                 f = lambda x: mpm.matrix([al(zm, x)] + [al(zm, x) * x[i] for i in range(D)])
                 if name == "cauchy":
-                    lhs, qerr = _cauchy_whole_by_tanh_sinh(mix, al, zm, p.dps)
+                    lhs, qerr = NT.attention_tanh_sinh_1d(mix, al, zm, p.dps)
                     comps = []
                     for k in range(mix.n_components):
                         q = expect_gaussian(f, m_[k], G_[k], n=p.nodes_cauchy, dps=p.dps)
@@ -299,7 +285,7 @@ def prop_a_1(p: PropA1, ctx):
                 else:
                     whole, qerr = expect_with_error(f, mix, n=p.nodes if D > 1 else p.nodes_d1, dps=p.dps)
                     lhs, qerr = mpm.matrix([whole[i + 1] / whole[0] for i in range(D)]), qerr / abs(whole[0])
-                    comps = [_component_closed_form(name, m_[k], G_[k], zm, Um, tau) for k in range(mix.n_components)]
+                    comps = [NT.component_closed_form(name, m_[k], G_[k], zm, Um, tau) for k in range(mix.n_components)]
                 Z = mpm.fsum(w_[k] * comps[k][0] for k in range(len(comps)))
                 rhs = mpm.matrix(D, 1)
                 for k, (mass, Tk) in enumerate(comps):
@@ -318,11 +304,15 @@ class Linear:
     dps: int = 50
 
 
-@claim(id="linear-fixed-proportions", title="Linear attention weighs components by fixed proportions pi_k, whatever the query",
+@claim(id="linear-fixed-proportions",
+       title="Linear attention weighs components by fixed proportions pi_k, whatever the query",
        source=f"{SOURCE}, Sec. 2 (linear attention paragraph); Lemma C.7 display", section="attention", kind="symbolic",
        statement="T_lin[mu](z) = V E[z' z'^T] U z = sum_k pi_k T_lin[mu_k](z), T_lin[N(m,G)](z) = V (G + m m^T) U z",
        assumptions=("mu = sum_k pi_k N(m_k, G_k)",),
        controls={"softmax-decomposition": "the same fixed-proportion decomposition asserted for softmax attention"},
+       independence=("derived side: second moment from the Hessian of the MGF, and the definition by 4-node "
+                     "quadrature; stated side: sum_k pi_k V (G_k + m_k m_k^T) U z, and the production paths "
+                     "(mpmath and float64 linear_attention); shared: nothing"),
        configurations_note=_DRAWN_NOTE,
        derivations=lambda: [TA.linear_fixed_proportions_derivation(2, 2)])
 def linear_fixed_proportions(p: Linear, ctx):
@@ -342,23 +332,19 @@ def linear_fixed_proportions(p: Linear, ctx):
                     comp = GaussianMixture.from_values([1], [mix.means[k]], [mix.covariances[k]])
                     rhs += to_mpf(mix.weights[k]) * NA.softmax_attention_mp(comp, U, V, z, dps=p.dps)
             else:
-                Vm, a = mpm.matrix([[to_mpf(v) for v in r] for r in V]), mpm.matrix([[to_mpf(v) for v in r] for r in U]) * \
-                    mpm.matrix([to_mpf(v) for v in z])
+                Vm = mpm.matrix([[to_mpf(v) for v in r] for r in V])
+                a = mpm.matrix([[to_mpf(v) for v in r] for r in U]) * mpm.matrix([to_mpf(v) for v in z])
                 lhs = expect_mixture(lambda x: (Vm * x) * sum(a[j] * x[j] for j in range(D)), mix, n=4, dps=p.dps)
                 rhs = to_mp(TA.linear_attention_stated(sym_mixture(mix), _R(U), _R(V), _R(z)), p.dps)
                 rows.append(compare(rule, NA.linear_attention_mp(mix, U, V, z, dps=p.dps), lhs, dim=D,
                                     check="production path vs the definition"))
                 # the float64 path (numerics.attention.linear_attention, second moment from the numpy-compiled Hessian
                 # of the MGF): float64 rounding of O(D^2) products, 10^(3 - 15) relative
-                f64 = NA.linear_attention(mix, np.array([[float(v) for v in r] for r in U]),
-                                          np.array([[float(v) for v in r] for r in V]), np.array([[float(v) for v in z]]))[0]
+                Uf, Vf = (np.array([[float(v) for v in r] for r in M]) for M in (U, V))
+                f64 = NA.linear_attention(mix, Uf, Vf, np.array([[float(v) for v in z]]))[0]
                 rows.append(compare(Residual(dps=15, guard=3), mpm.matrix([mpm.mpf(float(x)) for x in f64]), lhs, dim=D,
                                     check="float64 production path vs the definition"))
             rows.append(compare(rule, rhs, lhs, dim=D, check="T[mu] vs sum_k pi_k T[mu_k]"))
     return [decide([] if softmax else [TA.linear_fixed_proportions_derivation(p.sym_components, p.sym_dim)], ctx),
             part("numeric", rows)]
 
-
-linear_fixed_proportions.claim.independence = (
-    "derived side: second moment from the Hessian of the MGF, and the definition by 4-node quadrature; stated side: "
-    "sum_k pi_k V (G_k + m_k m_k^T) U z, and the production paths (mpmath and float64 linear_attention); shared: nothing")

@@ -24,45 +24,63 @@ import json
 import time
 from fractions import Fraction
 
-import mpmath as mpm
-import numpy as np
+from softmix.numerics.memo import remember
 
-from ..registry import Outcome
+from ..api import Part, outcome, part
+
+__all__ = ["SOURCE", "MAX_ROWS", "flint", "exact", "certificate", "flint_missing"]
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
-_CACHE: dict = {}
-_MAX_ROWS = 12
+#: at most this many boxes are listed in a certificate's evidence (counts and the worst box otherwise)
+MAX_ROWS = 12
 
 
-def _flint():
-    """Lazy import: python-flint is required only when a certificate runs."""
-    from softmix.numerics import balls  # noqa: F401  (raises ModuleNotFoundError without python-flint)
+def flint():
+    """:mod:`softmix.numerics.balls`, imported when a certificate runs: python-flint is needed only
+    then (``ModuleNotFoundError`` without it; see :func:`flint_missing`)."""
+    from softmix.numerics import balls
 
     return balls
 
 
-def _cached(tag, params, fn):
-    key = (tag, json.dumps(params, sort_keys=True, default=str))
-    if key not in _CACHE:
+def exact(x) -> Fraction:
+    """``x`` as an exact Fraction (a decimal or ``p/q`` string, an int, a float as its decimal)."""
+    return x if isinstance(x, Fraction) else Fraction(str(x))
+
+
+def certificate(tag: str, params, compute) -> dict:
+    """The certificate ``compute()`` (a dict) for ``(tag, params)``, computed once per claim run and
+    shared by the claim and its controls (the run's memo, :mod:`softmix.numerics.memo`): a
+    shifted-threshold control reuses the claim's balls.  Records ``certificate_seconds``."""
+    def timed():
         t0 = time.perf_counter()
-        val = fn()
+        val = compute()
         val["certificate_seconds"] = round(time.perf_counter() - t0, 3)
-        _CACHE[key] = val
-    return _CACHE[key]
+        return val
+
+    return remember("paper.certify", (tag, json.dumps(params, sort_keys=True, default=str)), timed)
 
 
-def _F(x) -> Fraction:
-    return Fraction(str(x)) if not isinstance(x, Fraction) else x
+def flint_missing(e: Exception) -> Part:
+    """The certificate part when python-flint is missing: undecidable (``inconclusive``) with the
+    reason, never a pass and never a refutation."""
+    return part("certificate", [{"passed": None, "reason": f"python-flint unavailable ({e}); install python-flint"}])
+
+
+# ---- compat: removed after the paper port (the certificate modules not yet ported use these names) ----
+_MAX_ROWS = MAX_ROWS
+_F = exact
+_flint = flint
+_cached = certificate
+#: compat: nothing is kept here any more (the run's memo holds the certificates); tests still clear it
+_CACHE: dict = {}
 
 
 def _verdict(status):
+    # compat: removed after the paper port (rows with a tri-state "passed" and softmix.part decide)
     return {True: "verified", False: "refuted", None: "inconclusive"}[status]
 
 
 def _no_flint(e):
-    return Outcome("inconclusive", {"reason": f"python-flint unavailable ({e}); install python-flint"})
-
-
-# =============================================================================================
-
-__all__ = ['SOURCE', '_MAX_ROWS', '_F', '_cached', '_flint', '_no_flint', '_verdict']
+    # compat: removed after the paper port (return flint_missing(e), a Part)
+    return outcome(flint_missing(e))

@@ -190,7 +190,7 @@ def tilted_covariance_parts(p: Covariance, ctx) -> list:
     smix0, a0 = symbolic_mixture(K, D0), TA.tilt_symbols(D0)
     sym = decide([Derivation(f"tilted covariance == Hessian of the CGF, K={K}, D={D0}", "docs/finite-prompt.md",
                              TA.tilted_covariance_derived(smix0, a0), TA.tilted_covariance_stated(smix0, a0))], ctx,
-                 step=True)
+                 kind="lemma")
     mix = GaussianMixture.from_json_obj(p.mixture, where="finite-prompt mixture")
     Uq, Vq, zq = _exact(p.U), _exact(p.V), _exact(p.z)
     cm = finite_prompt_constants_mp(mix, Uq, Vq, zq)  # the CLI's default precision

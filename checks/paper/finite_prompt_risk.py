@@ -124,7 +124,7 @@ def fp_multihead_covariance(p: MultiHead, ctx):
     z = np.array([float(x) for x in p.z])
     no_cross, no_shift = ctx.control("no-cross-head"), ctx.control("no-mean-shift")
     # the same mistake on the symbolic side must fail too: the no-shift form differs from the derived one
-    sym = decide([TR.multihead_covariance_derivation(2, "no-shift" if no_shift else None)], ctx, step=True)
+    sym = decide([TR.multihead_covariance_derivation(2, "no-shift" if no_shift else None)], ctx, kind="lemma")
     cb = RS.covariance_blocks(mix, heads, z, variant="no-mean-shift" if no_shift else None)
     pred01 = 0 * cb["blocks"][(0, 1)] if no_cross else cb["blocks"][(0, 1)]
     c = RK.risk_constants(mix, heads, target, z[None])
@@ -206,7 +206,7 @@ def _expansion_links(ctx, fam, p, mix, heads, target, z, gmix, queries, exact) -
                     "(lambda*); shared: the mixture parser")
 def fp_risk_expansion(p: Expansion, ctx):
     ctl = active_control(ctx)
-    sym = decide([TR.risk_expansion_derivation(2)], ctx, step=True, name="symbolic (delta method)")
+    sym = decide([TR.risk_expansion_derivation(2)], ctx, kind="lemma", name="symbolic (delta method)")
     # the eps^1 term of the delta method has mean zero (so the first correction is O(1/L)), exactly
     first = TR.delta_method_risk(1)["first_order_mean"] == 0
     mix, heads, target = DR.setup(DR.values(p))

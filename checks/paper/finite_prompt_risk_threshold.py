@@ -39,7 +39,7 @@ def gaussian_average_parts(ctx) -> list:
     (mu != 0, alpha, beta, q != 0, s sigma^2 in (0.05, 0.4)) equals numerics.risk.gaussian_exp_quadratic_mean at 40
     digits (mpmath) and to 12 digits (float64) in D = 1."""
     d = remember("fp-risk-threshold.gaussian-average", 0, TR.gaussian_average_derivation)
-    sym = decide([d], ctx, step=True, name="symbolic (Gaussian average)")
+    sym = decide([d], ctx, kind="lemma", name="symbolic (Gaussian average)")
     rng = ctx.stream("gaussian-average-point")
     r = lambda lo, hi: sp.Rational(int(rng.integers(int(lo * 1000), int(hi * 1000))), 1000)
     sign = lambda x: x if rng.random() < 0.5 else -x

@@ -6,12 +6,6 @@ package (a claim that already set its own line keeps it).
 from __future__ import annotations
 
 INDEPENDENCE = {
-    # Section 2 / App. A
-    "prop-2.1": "derived side: gradient of the mixture CGF (SymPy) and the definition by quadrature; stated side: eq. (2) gates x affine experts; shared: nothing",
-    "prop-2.1-shared": "derived side: eq. (2) (proven from the MGF in prop-2.1); stated side: eq. (3) with shared G; shared: the gate softmax helper",
-    "bb-lemma-2.1": "derived side: CGF gradient of one Gaussian and quadrature of the definition; stated side: V(m + G U z); shared: nothing",
-    "prop-a.1": "derived side: normalised attention on atoms / tanh-sinh quadrature of the definition; stated side: query-gated mixture of component maps; shared: nothing",
-    "linear-fixed-proportions": "derived side: second moment from the Hessian of the MGF; stated side: sum_k pi_k V (G_k + m_k m_k^T) U z; shared: nothing",
     # finite prompts
     # Section 3 / App. B
     "lemma-b.1": "derived side: attention output computed from the LDA token law's MGF (SymPy); stated side: sigmoid-gated affine map of Lemma B.1; shared: nothing",
@@ -44,32 +38,9 @@ INDEPENDENCE = {
     "fig-5": "derived side: SGD in d = 20 from the paper's start; stated side: near-Bayes risk of Fig. 5; shared: the risk code",
     "fig-4": "derived side: SGD in d = 20 from an all-Gaussian start; stated side: slow approach of Fig. 4; shared: the risk code",
     "lda-finite-prompt": "derived side: SGD on finite prompts and Monte Carlo excess risk; stated side: population optimum approached as L grows; shared: the risk code",
-    # Section 4 / App. C
-    "prop-c.1": "derived side: posterior mean by conditioning Gaussians (SymPy) and Tweedie's formula; stated side: eq. (10); shared: nothing",
-    "remark-c.2": "derived side: eq. (10) evaluated at 40 digits for extreme xi; stated side: the limits sum pi_k m_k and z; shared: nothing",
-    "eq-11": "derived side: eq. (10) (conditioning, proven in prop-c.1); stated side: eq. (11) without offsets; shared: nothing",
-    "thm-4.1": "derived side: softmax attention on mu_Z at 50 digits (mpmath) and quadrature risks; stated side: the explicit heads and f*; shared: nothing",
-    "prop-c.4": "derived side: elimination ideal of the one-head conditions (SymPy); stated side: incompatibility iff gamma^2 != xi^2; shared: nothing",
-    "prop-c.5": "derived side: softmax attention of the two explicit heads (derived CGF, mpmath); stated side: f* of eq. (10); shared: nothing",
-    "prop-c.3": "derived side: attention outputs with Gamma = 0 (SymPy) and single-head solve; stated side: the Prop. C.3 heads; shared: nothing",
-    "prop-c.6": "derived side: quadrature excess risks of perturbed maps; stated side: A* = M_X (M_X + xi^2 I)^-1 and Pythagoras; shared: the quadrature rule",
-    "lemma-c.7": "derived side: each layer's second moment from the generating function of the pushed-forward token (MGF_mu(J^T t)); stated side: product of I + V M_l U with M_l from the hand-written push-forward mixture; shared: nothing",
-    "prop-4.3": "derived side: iterates of u -> tanh(lambda^2 u) and an interval root of the fixed point; stated side: midpoint / clustering limits and rates; shared: nothing",
-    "prop-4.4": "derived side: residual two-head attention (SymPy) and Monte Carlo finite prompts; stated side: f*; shared: nothing",
-    "fig-2": "derived side: online SGD of two heads; stated side: the Bayes risk and the linear baseline; shared: the risk code",
-    "fig-3": "derived side: iterated Bayes denoiser on samples; stated side: strong/weak separation behaviour of Fig. 3; shared: the denoiser",
-    # beyond
-    "fp-query-averaged-rate": "derived side: simulated finite prompts averaged over queries; stated side: 1/L and L^(-1/(2 lambda)) rates; shared: nothing",
-    "bb-prop-3.1": "derived side: simulated output concentration; stated side: the predecessor's bound c1 sigma^6 ln L / L^(c2/sigma^2); shared: nothing",
-    "bb-thm-5.1": "derived side: integrated gradient flow and exact risk; stated side: R(A, b), conserved ||A||_F^2 - b^2, balanced limit; shared: nothing",
-    "smart-2025-mixture": "derived side: attention on an atomic prompt by simulation; stated side: the Bayes posterior mean; shared: nothing",
-    "zfb-linear-flow": "derived side: integrated linear-attention flow and Monte Carlo loss; stated side: Gamma_N^-1 and the minimal loss; shared: nothing",
     # certificates
     "cert-thm-3.5-normal-hessian": "derived side: ball-arithmetic (python-flint) enclosure of the normal Hessian; stated side: positivity; shared: nothing",
     "cert-lemma-b.32-coercivity": "derived side: ball-arithmetic enclosure of the reduced risk on boxes; stated side: the coercivity constant; shared: nothing",
-    "cert-thm-4.1-linear-gap": "derived side: ball-arithmetic enclosure of the linear-attention excess risk; stated side: a strictly positive gap; shared: nothing",
-    "cert-prop-4.3-u-lambda": "derived side: interval Newton enclosure of tanh(lambda^2 u) = u; stated side: a unique positive fixed point; shared: nothing",
-    "cert-prop-4.3-contraction": "derived side: ball bisection of tanh(lambda^2 u) - u on (0, oo); stated side: contraction for lambda <= 1; shared: nothing",
     # added on main after the first pass (finite-prompt risk, appendix B, remark 4.2)
     "lemma-b.7": "derived side: derivative of the conditional logistic loss (SymPy); stated side: sigma(f) - eta; shared: nothing",
     "lemma-b.15": "derived side: gradient of R o Phi by the chain rule (SymPy); stated side: the blockwise adjoint DPhi^*; shared: Phi's expression",
@@ -78,7 +49,6 @@ INDEPENDENCE = {
     "lemma-b.33": "derived side: Hessian of the linear logistic risk (SymPy) and its quadrature eigenvalues; stated side: positive definite; shared: nothing",
     "remark-b.36": "derived side: Monte Carlo energy fraction of Gaussian vectors in K; stated side: dim K / d; shared: the Krylov basis",
     "lemma-b.16": "derived side: the proof's algebraic steps (SymPy) and grad_w R~ at located critical points (quadrature); stated side: grad_w R~ != 0; shared: the effective risk code",
-    "remark-4.2": "derived side: quadrature excess risk of the best linear map with gamma = 0; stated side: a strictly positive gap; shared: nothing",
 }
 
 

@@ -379,7 +379,8 @@ reg("lemma-b.8", "First and second variations of f_theta", "Lemma B.8",
 
 def _chk_b9(p, ctx):
     return _sym_outcome([T.lemma_b7_derivation("flipped-sign" if ctx.variant == "flipped-sign" else None),
-                         T.lemma_b9_derivation(p["sym_dim"], ctx.variant)], ctx)
+                         T.lemma_b9_derivation(p["sym_dim"],
+                                               "dropped-factor" if ctx.variant == "dropped-factor" else None)], ctx)
 
 
 reg("lemma-b.9", "Gradient of the effective risk", "Lemmas B.7 and B.9",

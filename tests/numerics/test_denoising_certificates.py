@@ -1,0 +1,96 @@
+"""numerics.denoising_certificates: the Section 4 ball-arithmetic certificates, pinned against mpmath."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath as mpm
+import pytest
+
+pytest.importorskip("flint")
+
+from softmix.numerics import (
+    balls as B,  # noqa: E402
+    denoising as ND,  # noqa: E402
+)
+from softmix.numerics.denoising_certificates import (  # noqa: E402
+    ball_contains,
+    contraction_certificate,
+    linear_gap_1d,
+    linear_gap_certificate,
+    u_lambda_certificate,
+)
+
+FIG2 = ([[3, 0], [0, 3]], ["1/2", "1/2"], 1, 2)
+
+
+def test_linear_gap_bounds_enclose_the_1d_reduction_and_the_other_quadrature():
+    cert = linear_gap_certificate(*FIG2, grid=24, prec=64)
+    v = linear_gap_1d(*FIG2)
+    t = ND.DenoisingTask.from_params({"m1": [3, 0], "m2": [0, 3], "gamma": 1, "xi": 2, "pi1": "1/2"})
+    q = ND.linear_excess_risk_mp(t, 30, method="quad")[0]
+    with mpm.workdps(30):
+        assert abs(v - q) < mpm.mpf(10) ** -20
+    assert cert["_partition_ok"] and B.gt(cert["_lower"], 0) is True
+    with B.precision(64), mpm.workdps(30):
+        assert ball_contains(B.hull(cert["_lower"].lower(), cert["_upper"].upper()), v, mpm.mpf(10) ** -20) is True
+        assert ball_contains(B.hull(cert["_lower"].lower(), cert["_upper"].upper()), 3 * v, mpm.mpf(10) ** -20) is False
+
+
+def test_the_wiener_denoiser_has_no_gap():
+    cert = linear_gap_certificate(*FIG2, grid=24, prec=64, denoiser="wiener")
+    assert B.gt(cert["_lower"], 0) is not True and float(cert["_upper"].mid()) < 1e-6
+    with pytest.raises(ValueError):
+        linear_gap_certificate(*FIG2, grid=4, denoiser="other")
+
+
+def test_u_lambda_enclosure_contains_the_bisection_root():
+    cert = u_lambda_certificate("6/5", prec=128)
+    r = ND.u_lambda(Fraction(6, 5), 50)
+    assert cert["uniqueness_and_existence_certified"] and cert["_lo"] < cert["_hi"]
+    with mpm.workdps(60):
+        assert cert["_lo"] < Fraction(mpm.nstr(r["u"], 55)) < cert["_hi"]
+    with pytest.raises(ValueError):
+        u_lambda_certificate("1")
+    wrong = u_lambda_certificate("6/5", power=1)  # u = tanh(1.2 u): another root
+    assert wrong["_hi"] < cert["_lo"]
+
+
+def test_contraction_certificate_tristate():
+    assert contraction_certificate(1)["status"] is True
+    assert contraction_certificate("0.8")["status"] is True
+    assert contraction_certificate(1, margin=Fraction(1, 1000))["status"] is False  # fails near 0
+    assert contraction_certificate("1.05")["status"] is False  # above the threshold
+    assert contraction_certificate(1, gain="2*lambda")["status"] is False
+
+
+def test_u_lambda_pinned_and_lambda_not_squared_root_outside():
+    """lambda = 1.2: u_lambda ~ 0.8339 (u = tanh(1.44 u)); the control's root of u = tanh(1.2 u) ~ 0.6586."""
+    good, bad = u_lambda_certificate("6/5"), u_lambda_certificate("6/5", power=1)
+    with mpm.workdps(50):
+        r = mpm.findroot(lambda u: mpm.tanh(mpm.mpf("1.44") * u) - u, 0.8)
+        r1 = mpm.findroot(lambda u: mpm.tanh(mpm.mpf("1.2") * u) - u, 0.65)
+    assert abs(float(r) - 0.8339059391573412) < 1e-14
+    assert good["_lo"] < Fraction(mpm.nstr(r, 45)) < good["_hi"]
+    assert bad["uniqueness_and_existence_certified"] and bad["_lo"] < Fraction(mpm.nstr(r1, 45)) < bad["_hi"]
+    assert bad["_hi"] < good["_lo"] - Fraction(1, 10)
+
+
+def test_linear_gap_pinned_and_wiener_gap_exactly_zero():
+    cert = linear_gap_certificate(*FIG2, grid=40)
+    v = linear_gap_1d(*FIG2, dps=20)
+    assert float(cert["_lower"].upper()) < float(v) < float(cert["_upper"].lower())
+    assert float(cert["_lower"].lower()) > 0
+    assert abs(float(v) - 1.6415237275181479) < 1e-12
+    w = linear_gap_certificate(*FIG2, grid=8, denoiser="wiener")
+    assert w["A_star_minus_W"] == [["0", "0"], ["0", "0"]]
+    for k in ("_lower", "_upper"):
+        assert w[k] == 0 and w[k].rad() == 0
+
+
+def test_slope_2_lambda_counterexample_is_genuine():
+    import numpy as np
+
+    cert = contraction_certificate(1, gain="2*lambda")
+    assert cert["status"] is False
+    u = Fraction(cert["compact_piece"]["counterexample"])
+    assert 0 < u and np.tanh(2 * float(u)) > float(u) + 1e-3

@@ -1,0 +1,52 @@
+"""numerics.normalized_attention: the references of Prop. A.1 against each other and by hand."""
+import mpmath as mpm
+import pytest
+
+from softmix.numerics.mixture import GaussianMixture
+from softmix.numerics.normalized_attention import ALIGNMENTS, alignment, attention_tanh_sinh_1d, component_closed_form
+
+
+def _quad_1d(kernel, m, v, z):
+    dens = lambda x: mpm.exp(-(x - m) ** 2 / (2 * v)) / mpm.sqrt(2 * mpm.pi * v)
+    g = lambda x: kernel(z, mpm.matrix([x])) * dens(x)
+    mass = mpm.quad(g, [-mpm.inf, m, mpm.inf])
+    return mass, mpm.quad(lambda x: x * g(x), [-mpm.inf, m, mpm.inf]) / mass
+
+
+@pytest.mark.parametrize("name", ["softmax", "rbf"])
+def test_closed_form_per_component_matches_quadrature(name):
+    """Both the normalised map and the mass (up to the factor common to all components, checked by a
+    ratio of two components) agree with tanh-sinh quadrature in d = 1."""
+    with mpm.workdps(30):
+        U, tau, z = mpm.matrix([[mpm.mpf("0.7")]]), mpm.mpf(3), mpm.matrix([mpm.mpf("0.4")])
+        k = alignment(name, U, tau)
+        out = []
+        for m, v in ((mpm.mpf("0.3"), mpm.mpf("0.5")), (mpm.mpf("-1.1"), mpm.mpf("2"))):
+            mass, T = component_closed_form(name, mpm.matrix([m]), mpm.matrix([[v]]), z, U, tau)
+            qmass, qT = _quad_1d(k, m, v, z)
+            assert abs(T[0] - qT) < mpm.mpf(10) ** -25
+            out.append((mass, qmass))
+        assert abs(out[0][0] / out[1][0] - out[0][1] / out[1][1]) < mpm.mpf(10) ** -25
+
+
+def test_tanh_sinh_whole_law_matches_the_component_combination_with_an_atom():
+    mix = GaussianMixture.from_values(["0.3", "0.7"], [["0.5"], ["-1"]], [[["0"]], [["0.8"]]])  # an atom at 1/2
+    with mpm.workdps(30):
+        U, tau, z = mpm.matrix([[mpm.mpf("0.6")]]), mpm.mpf(2), mpm.matrix([mpm.mpf("0.2")])
+        k = alignment("softmax", U, tau)
+        T, err = attention_tanh_sinh_1d(mix, k, z, 30)
+        w, m, G = mix.mp()
+        comps = [component_closed_form("softmax", m[i], G[i], z, U, tau) for i in range(2)]
+        Z = sum(w[i] * comps[i][0] for i in range(2))
+        ref = sum(w[i] * comps[i][0] * comps[i][1][0] for i in range(2)) / Z
+        assert err < mpm.mpf(10) ** -20 and abs(T[0] - ref) < mpm.mpf(10) ** -20
+
+
+def test_cauchy_kernel_and_unknown_names():
+    assert ALIGNMENTS == ("softmax", "rbf", "cauchy")
+    k = alignment("cauchy", mpm.eye(1), 2)
+    assert float(k(mpm.matrix([1]), mpm.matrix([3]))) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="unknown alignment"):
+        alignment("laplace", mpm.eye(1), 1)
+    with pytest.raises(ValueError, match="no closed form"):
+        component_closed_form("cauchy", mpm.matrix([0]), mpm.matrix([[1]]), mpm.matrix([0]), mpm.eye(1), 1)
