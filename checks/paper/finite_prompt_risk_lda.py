@@ -49,6 +49,7 @@ def draw_lda(rng, v, i):
     """A drawn LDA problem (unequal-norm class means, non-isotropic Gamma, pi_+ != 1/2) and a point of its Bayes set
     (non-symmetric U0, u != 0), kept when lambda* lies in DRAW_LDA_LAMBDA, each control moves K_LDA by at least
     DR.DRAW_MIN_RELATIVE_EFFECT, the spread is at most DRAW_LDA_MAX_SPREAD and K_LDA / min L <= LDA_DRAW_FIRST_ORDER."""
+    v = DR.values(v)  # the parameter dataclass (as the engine passes it) or a dict
     d = len(v["problem"]["m1"])
     for _ in range(2000):
         m = C.means(rng, 2, d, norm_range=(0.4, 1.5))

@@ -51,6 +51,7 @@ def icl_inputs(v):
 def draw_icl(rng, v, i):
     """beta with unequal entries, a noise variance, two non-symmetric A_h and weights w_h, the A_h scaled together
     so that lambda* (= max_h sigma_max(A_h)^2) is a drawn value in DR.DRAW_LAMBDA; kept when DR.decidable_average."""
+    v = DR.values(v)  # the parameter dataclass (as the engine passes it) or a dict
     d = int(v["d"])
     for _ in range(500):
         beta = C.vector(rng, d, -1.2, 1.2)
@@ -139,6 +140,7 @@ class Denoiser:
 def draw_denoiser(rng, v, i):
     """Within Thm 4.1: equal-norm, non-collinear means in d = 2, pi1 != 1/2, gamma != xi; kept when lambda* <=
     DRAW_DENOISER_MAX_LAMBDA."""
+    v = DR.values(v)  # the parameter dataclass (as the engine passes it) or a dict
     for _ in range(500):
         m = C.means(rng, 2, 2, equal_norms=True)
         xi = C.rational(rng, 0.6, 2.5, 1)
