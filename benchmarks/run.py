@@ -159,10 +159,10 @@ def bench_lda(d=20, dps=30, n=48, min_time=0.3, seed=2):
 _STREAM_CHILD = r"""
 import json, resource, sys, time
 import numpy as np
-from softmix.checks.paper.finite_prompt import DEFAULTS, _config
+from softmix.checks.paper.finite_prompt import FPConfig, configuration
 from softmix.numerics.finite_prompt import finite_prompt_attention_stream, iter_token_chunks
 L, chunk = int(sys.argv[1]), int(sys.argv[2])
-mix, U, V, z = _config(DEFAULTS)
+mix, U, V, z = configuration(FPConfig())
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()
 out = finite_prompt_attention_stream(iter_token_chunks(mix, L, np.random.default_rng(0), chunk), U, V, z)

@@ -60,7 +60,7 @@ from .verdicts import combine as combine_verdicts, verdict_of
 
 __all__ = ["ALPHA", "claim_alpha", "alpha_share", "alpha_accounting", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest",
            "Threshold", "combine", "z_critical", "t_critical", "zscore_test", "residual_test", "verdict_from", "fmt",
-           "Residual", "Float64Agreement", "EPS64", "Bound"]
+           "Residual", "Float64Agreement", "EPS64", "Bound", "ChiSquareCalibration", "Reach"]
 
 #: Family-wise false-refutation level of every claim in softmix (all its Monte Carlo tests together).
 ALPHA = 1e-3
@@ -340,6 +340,69 @@ class Threshold(Rule):
         ok = {"<=": v <= self.limit, ">=": v >= self.limit, "<": v < self.limit, ">": v > self.limit}[self.op]
         return self._wrap({"passed": bool(ok), "verdict": "confirmed" if ok else "refuted", "value": v,
                            "limit": self.limit})
+
+
+class ChiSquareCalibration(Rule):
+    """Calibration of standard errors: over independent runs, ``sum_i z_i^2`` of the z-scores ``(estimate_i -
+    exact) / se_i`` is chi-square with ``n`` degrees of freedom when each ``se_i`` is right; two-sided test at
+    ``alpha`` (too small a sum: standard errors too large; too large: too small).  A non-finite z cannot decide.
+
+    >>> ChiSquareCalibration(1e-3).decide([0.5, -1.0, 1.2, 0.1])["verdict"]
+    'confirmed'
+    >>> ChiSquareCalibration(1e-3).decide([9.0, -8.0, 7.0, 9.0])["verdict"]
+    'refuted'
+    """
+
+    def __init__(self, alpha: float, name: str = "standard-error calibration"):
+        self.alpha, self.name = float(alpha), name
+
+    def describe(self) -> str:
+        return (f"{self.name}: the sum over independent runs of squared z-scores (estimate - exact) / se lies in the "
+                f"two-sided chi-square(n) interval at level {self.alpha:.3g}")
+
+    def decide(self, zs) -> dict:
+        z = np.asarray(zs, float).ravel()
+        if z.size == 0 or not np.all(np.isfinite(z)):
+            return self._wrap({"passed": None, "verdict": "inconclusive", "alpha": self.alpha,
+                               "reason": "a run had a zero or non-finite standard error: cannot decide"})
+        chi2 = float(np.sum(z**2))
+        lo, hi = float(stats.chi2.ppf(self.alpha / 2, z.size)), float(stats.chi2.isf(self.alpha / 2, z.size))
+        ok = bool(lo <= chi2 <= hi)
+        return self._wrap({"passed": ok, "verdict": verdict_of({"passed": ok}), "chi2": chi2, "dof": int(z.size),
+                           "interval": [lo, hi], "alpha": self.alpha})
+
+
+class Reach(Rule):
+    """The precondition of a check that can decide only inside its reach (a regime fixed before any number is
+    seen, e.g. ``lambda* < 1/8`` for a 1/L extrapolation): ``decide(value)`` passes when ``value op limit`` holds
+    and is ``inconclusive`` (never refuted) otherwise, with ``reason`` -- what the check cannot do there and what
+    would settle it.  No alpha.
+
+    >>> Reach(0.125, "<", name="lambda*", reason="remainder too large").decide(0.2)["verdict"]
+    'inconclusive'
+    """
+
+    alpha = 0.0
+
+    def __init__(self, limit: float, op: str = "<", name: str = "reach", reason: str = ""):
+        if op not in ("<=", ">=", "<", ">"):
+            raise ValueError("op must be one of <=, >=, <, >")
+        self.limit, self.op, self.name, self.reason = float(limit), op, name, reason
+
+    def describe(self) -> str:
+        return (f"{self.name}: decided only where value {self.op} {self.limit:g} (the check's reach; outside it "
+                "inconclusive, never refuted; no alpha)")
+
+    def decide(self, value) -> dict:
+        v = float(value) if value is not None else float("nan")
+        inside = math.isfinite(v) and {"<=": v <= self.limit, ">=": v >= self.limit, "<": v < self.limit,
+                                       ">": v > self.limit}[self.op]
+        out: dict = {"passed": True if inside else None, "value": v, "limit": self.limit}
+        if not inside:
+            out["reason"] = f"{self.name} = {v:.4g} is outside the reach ({self.op} {self.limit:.4g})" + (
+                f": {self.reason}" if self.reason else "")
+        out["verdict"] = verdict_of({"passed": out["passed"]})
+        return self._wrap(out)
 
 
 def combine(*decisions) -> str:

@@ -92,10 +92,10 @@ def test_distributed_verify_equals_local(tmp_path):
         from distributed import Client
 
         from softmix.checks.distributed import simulate_outputs_distributed
-        from softmix.checks.paper.finite_prompt import DEFAULTS, _config
+        from softmix.checks.paper.finite_prompt import FPConfig, configuration
         from softmix.numerics.finite_prompt import simulate_outputs_batched
 
-        mix, U, V, z = _config(DEFAULTS)
+        mix, U, V, z = configuration(FPConfig())
         with Client(address, timeout="5s") as c:
             d = simulate_outputs_distributed(c, mix, U, V, z, 50, 900, seed=11, batch=200)
         l = simulate_outputs_batched(mix, U, V, z, 50, 900, seed=11, batch=200)

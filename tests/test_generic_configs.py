@@ -134,9 +134,9 @@ def test_planted_transpose_caught_on_nonsymmetric_U(monkeypatch):
     load_all()
     params = dict(load_all()["fp-bias"].params("quick"), reps=200)
     from softmix.checks.registry import REGISTRY
-    out = REGISTRY["fp-bias"].check(params, Context("fp-bias", "quick", 11))
+    out = REGISTRY["fp-bias"].check(params, Context("fp-bias", "quick", 11, claim=REGISTRY["fp-bias"]))
     confs = out.evidence["configurations"]
-    assert out.evidence["float64_vs_mp_constants"]["passed"]  # paper's symmetric U: invisible
+    assert out.evidence["float64 vs 30-digit constants"]["verdict"] == "confirmed"  # symmetric U: invisible
     assert confs[1]["verdict"] == "refuted"
     assert out.verdict == "refuted"
 
@@ -218,8 +218,8 @@ def _draws(claim_id, draw, seed, i=1):
 
 
 @pytest.mark.parametrize("claim_id,module,draw", [
-    ("fp-risk-denoiser", "finite_prompt_risk", "_draw_denoiser"),
-    ("fp-risk-icl-regression", "finite_prompt_risk", "_draw_icl"),
+    ("fp-risk-denoiser", "finite_prompt_risk_tasks", "draw_denoiser"),
+    ("fp-risk-icl-regression", "finite_prompt_risk_tasks", "draw_icl"),
     ("zfb-linear-flow", None, None),  # the claim's declared configurations
     ("smart-2025-mixture", None, None),  # the claim's declared configurations
     ("bb-prop-3.1", None, None),  # the claim's declared configurations
@@ -276,20 +276,20 @@ def test_finite_prompt_risk_draws_are_generic_and_decidable(seed):
     """The declared filters hold on the drawn configuration: lambda* in [0.05, 0.14] (where the 1/L
     extrapolation is valid), every control at least 10% away, non-symmetric A, pi1 != 1/2 with equal norms
     for Thm 4.1's denoiser."""
-    from softmix.checks.paper import finite_prompt_risk as F
-    from softmix.numerics import denoising as DN, risk as RK
+    from softmix.checks.paper import finite_prompt_risk_draws as DR, finite_prompt_risk_tasks as F
+    from softmix.numerics import denoising as DN, risk as RK, risk_references as RR
 
     claims = load_all()
-    icl = _draws("fp-risk-icl-regression", F._draw_icl, seed)
-    e = F._icl_effects({**claims["fp-risk-icl-regression"].params("quick"), **icl})
-    assert F.DRAW_LAMBDA[0] <= e["lambda"] <= F.DRAW_LAMBDA[1]
-    assert min(e[v] for v in ("no-bias-residual", "no-cross-head", "mean-query-norm")) >= F.DRAW_MIN_RELATIVE_EFFECT
+    icl = _draws("fp-risk-icl-regression", F.draw_icl, seed)
+    e = DR.averaged_effects(*F.icl_inputs({**claims["fp-risk-icl-regression"].params("quick"), **icl}))
+    assert DR.DRAW_LAMBDA[0] <= e["lambda"] <= DR.DRAW_LAMBDA[1]
+    assert min(e[v] for v in ("no-bias-residual", "no-cross-head", "mean-query-norm")) >= DR.DRAW_MIN_RELATIVE_EFFECT
     assert any(np.max(np.abs(np.array(A, float) - np.array(A, float).T)) > 0.01 for A in icl["A"])
-    den = _draws("fp-risk-denoiser", F._draw_denoiser, seed)
+    den = _draws("fp-risk-denoiser", F.draw_denoiser, seed)
     m1, m2 = ([Fraction(x) for x in den[k]] for k in ("m1", "m2"))
     assert sum(x * x for x in m1) == sum(x * x for x in m2) and Fraction(den["pi1"]) != Fraction(1, 2)
     task = DN.DenoisingTask.from_params({**claims["fp-risk-denoiser"].params("quick"), **den}, where="test")
-    mix, heads = F.denoiser_setting(task)
+    mix, heads = RR.denoiser_heads(task)
     assert 0.5 < RK.threshold_info(mix, heads, mix)["lambda"] <= F.DRAW_DENOISER_MAX_LAMBDA
 
 

@@ -113,10 +113,10 @@ def test_icl_regression_setting_gives_the_exact_constant_8_2393():
     assert mpm.nstr(r["K"], 12) == "8.23927459308"
     assert abs(float(r["risk_infinite"]) - 0.6041) < 1e-12
     # the same setting built by the claim library's own builder (scores <A_h x_q, x_i>, A_h = omega_h I)
-    from softmix.checks.paper.finite_prompt_risk import icl_setting
+    from softmix.numerics.risk_references import icl_regression_inputs
 
     A = [[[o if i == j else 0 for j in range(5)] for i in range(5)] for o in (0.3, -0.2)]
-    t, q, h, tg = icl_setting(5, [1, 0, 0, 0, 0], "0.1", A, [1.5, 0.8])
+    t, q, h, tg = icl_regression_inputs(5, [1, 0, 0, 0, 0], "0.1", A, [1.5, 0.8])
     mix, qq = GaussianMixture.from_json_obj(t), GaussianMixture.from_json_obj(q)
     ref = RK.averaged_risk(mix, RK.parse_heads(h, 6), qq, RK.parse_target(tg, 6, 1))
     assert abs(ref["K"] - float(r["K"])) < 1e-12 * ref["K"]

@@ -382,7 +382,7 @@ def test_risk_claim_decided_and_controls_refuted(cid):
     assert led.get("claim_alpha", led["family_alpha"]) == 1e-3 and 0 < share <= 1
     assert led["family_alpha"] == pytest.approx(1e-3 * share, rel=1e-12)
     assert 0 < led["spent"] <= led["family_alpha"] * (1 + 1e-12) and led["tests"]
-    assert isinstance(r["evidence"]["rule"], str) and "level" in r["evidence"]["rule"]
+    assert isinstance(r["evidence"]["monte-carlo"]["rule"], str) and "level" in r["evidence"]["monte-carlo"]["rule"]
     for c in r["negative_controls"]:
         assert c["verdict"] == "refuted", (c["id"], json.dumps(c["evidence"])[:1500])
     json.dumps(r)
@@ -397,7 +397,10 @@ def test_risk_rules_no_private_extrapolation():
 
 
 def test_rate_decision_band_logic():
-    from softmix.checks.paper.finite_prompt_risk import _rate_decision
+    from softmix.checks.fits import decay_rate_decision
+    from softmix.checks.mc_verdict import RATE_SLOPE_MARGIN
+
+    _rate_decision = lambda *a: decay_rate_decision(*a, margin=RATE_SLOPE_MARGIN)  # noqa: E731
 
     Ls = [100, 400, 1600, 6400]
     band = [-0.7, -0.3]
@@ -450,8 +453,8 @@ def test_lda_bayes_point_outside_first_order_regime_is_inconclusive():
     r = run_claim("fp-risk-lda-bayes-point", seed=3, overrides=cfg)
     given = r["configurations"]["rows"][0]
     assert given["name"] == "given" and given["verdict"] == "inconclusive"
-    test = r["evidence"]["test"]
-    assert test["verdict"] == "inconclusive" and "beyond 1/L" in test["reason"] and "L >= " in test["reason"]
+    test = [row for row in r["evidence"]["monte-carlo"]["rows"] if row["verdict"] == "inconclusive"][0]
+    assert "K_LDA / min L" in test["reason"] and "L >= " in test["reason"]
     assert r["evidence"]["K_LDA"] > 100
 
 
@@ -466,7 +469,7 @@ def test_lda_bayes_point_lambda_beyond_reach_is_inconclusive():
            "U0": [["0.6", "-0.89"], ["0.03", "-0.38"]], "u": ["0.4", "0.31"], "prompts": 500, "query_samples": 20000}
     r = run_claim("fp-risk-lda-bayes-point", seed=3, overrides=cfg)
     assert r["configurations"]["rows"][0]["verdict"] == "inconclusive"
-    assert "lambda* = 0.14" in r["evidence"]["test"]["reason"]
+    assert "lambda* = 0.14" in r["evidence"]["monte-carlo"]["rows"][0]["reason"]
 
 
 #: seed 9237's drawn averaged configuration of fp-risk-expansion (fresh-seed record, before DRAW_MAX_TILT)
@@ -489,15 +492,14 @@ def test_averaged_draws_exclude_a_pre_asymptotic_tilt_seed_9237():
     K = 20.2, and the claim's a + b/L fit over L = 100, 400 refuted the true expansion (z = -5.9).  The draw
     filter now bounds that ratio (the paper configuration: 1.26); the configuration is excluded, and the
     seed draws another one."""
-    import softmix.checks.paper.finite_prompt_risk as FR
-    from softmix.checks.configs import configuration_rng
+    import softmix.checks.paper.finite_prompt_risk_draws as DR
     from softmix.checks.registry import REGISTRY, Context, load_all
 
     load_all()
     base = REGISTRY["fp-risk-expansion"].params("quick")
-    e = FR._averaged_effects({**base, **_OVER_9237})
-    assert 0.05 <= e["lambda"] <= 0.14 and e["spread"] <= FR.DRAW_MAX_SPREAD  # the old filter let it through
-    assert e["tilt"] > 3.5 and not FR._decidable_average(e)
-    assert FR._averaged_effects(base)["tilt"] == pytest.approx(1.26, abs=0.02)
-    over = FR._draw_expansion(configuration_rng(Context("fp-risk-expansion", "quick", 9237), 1), dict(base), 1)
-    assert over is not None and FR._averaged_effects({**base, **over})["tilt"] <= FR.DRAW_MAX_TILT
+    e = DR.averaged_effects({**base, **_OVER_9237})
+    assert 0.05 <= e["lambda"] <= 0.14 and e["spread"] <= DR.DRAW_MAX_SPREAD  # the old filter let it through
+    assert e["tilt"] > 3.5 and not DR.decidable_average(e)
+    assert DR.averaged_effects(base)["tilt"] == pytest.approx(1.26, abs=0.02)
+    over = DR.draw_expansion(Context("fp-risk-expansion", "quick", 9237).stream("configuration", 1), dict(base), 1)
+    assert over is not None and DR.averaged_effects({**base, **over})["tilt"] <= DR.DRAW_MAX_TILT

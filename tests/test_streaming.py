@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from softmix.checks.paper.finite_prompt import DEFAULTS, _config
+from softmix.checks.paper.finite_prompt import FPConfig, configuration
 from softmix.numerics.errors import InputError
 from softmix.numerics.finite_prompt import (
     StreamingAttention,
@@ -16,7 +16,7 @@ from softmix.numerics.finite_prompt import (
 
 
 def test_streamed_equals_one_shot():
-    mix, U, V, z = _config(DEFAULTS)
+    mix, U, V, z = configuration(FPConfig())
     rng = np.random.default_rng(3)
     toks = sample_tokens(mix, 5003, rng)
     one = finite_prompt_attention(toks, U, V, z)
@@ -25,7 +25,7 @@ def test_streamed_equals_one_shot():
 
 
 def test_streamed_generator_equals_one_shot_same_tokens():
-    mix, U, V, z = _config(DEFAULTS)
+    mix, U, V, z = configuration(FPConfig())
     chunks = list(iter_token_chunks(mix, 2500, np.random.default_rng(8), chunk=512))
     assert [len(c) for c in chunks] == [512] * 4 + [452]
     one = finite_prompt_attention(np.concatenate(chunks), U, V, z)
@@ -48,7 +48,7 @@ def test_streaming_is_log_space_stable_and_validates():
 def test_projected_engine_matches_full_sampler_in_law():
     """Means of T_L from the batched projected engine and the D-dimensional reference agree
     within 5 standard errors (two-sample z per coordinate)."""
-    mix, U, V, z = _config(DEFAULTS)
+    mix, U, V, z = configuration(FPConfig())
     R, L = 6000, 30
     a = simulate_outputs(mix, U, V, z, L, R, np.random.default_rng(1), method="projected")
     b = simulate_outputs(mix, U, V, z, L, R, np.random.default_rng(2), method="full")
@@ -58,7 +58,7 @@ def test_projected_engine_matches_full_sampler_in_law():
 
 
 def test_projected_engine_same_seed_same_numbers_and_chunking_invariant_law():
-    mix, U, V, z = _config(DEFAULTS)
+    mix, U, V, z = configuration(FPConfig())
     x = simulate_outputs(mix, U, V, z, 100, 50, np.random.default_rng(4))
     y = simulate_outputs(mix, U, V, z, 100, 50, np.random.default_rng(4))
     assert np.array_equal(x, y)
@@ -88,7 +88,7 @@ def test_single_component_and_degenerate_root():
 
 
 def test_batched_replicates_depend_only_on_seed_and_batch():
-    mix, U, V, z = _config(DEFAULTS)
+    mix, U, V, z = configuration(FPConfig())
     a = simulate_outputs_batched(mix, U, V, z, 20, 250, seed=9, batch=100)
     order = []
 

@@ -6,7 +6,8 @@ as a user's claims are.  Importing it declares its section keys and registers ev
 module per section of the paper, each section's ball-arithmetic certificates beside it:
 
 * :mod:`.attention` -- Section 2 / Appendix A (Prop 2.1, Prop A.1, linear attention);
-* :mod:`.finite_prompt`, :mod:`.finite_prompt_risk`, :mod:`.finite_prompt_certificates` -- finite prompts
+* :mod:`.finite_prompt`, :mod:`.finite_prompt_lln`, :mod:`.finite_prompt_risk` (with ``_threshold``, ``_tasks``,
+  ``_lda``, ``_paths``, ``_draws``), :mod:`.finite_prompt_certificates` -- finite prompts
   (docs/finite-prompt.md: one head's constants, several heads' risk, query averages);
 * :mod:`.lda`, :mod:`.lda_bayes`, :mod:`.lda_hessian`, :mod:`.lda_landscape`, :mod:`.lda_dynamics`, :mod:`.lda_finite_prompt`,
   :mod:`.lda_certificates` -- Section 3 / Appendix B;
@@ -39,7 +40,9 @@ register_section("beyond", "the predecessor and neighbouring results")
 register_section("certificates", "ball-arithmetic certificates (python-flint)")
 
 #: modules in display order
-MODULES = ("attention", "finite_prompt", "finite_prompt_risk", "lda", "lda_bayes", "lda_hessian", "lda_landscape", "lda_dynamics", "lda_finite_prompt",
+MODULES = ("attention", "finite_prompt", "finite_prompt_lln", "finite_prompt_risk",
+           "finite_prompt_risk_threshold", "finite_prompt_risk_tasks", "finite_prompt_risk_lda", "lda", "lda_bayes",
+           "lda_hessian", "lda_landscape", "lda_dynamics", "lda_finite_prompt",
            "lda_appendix", "denoising_bayes", "denoising_two_heads", "denoising_single_head", "denoising_linear",
            "denoising_clustering", "denoising_residual", "query_averaged_rate", "beyond_concentration",
            "beyond_regression", "beyond_denoising", "lda_certificates", "denoising_certificates",

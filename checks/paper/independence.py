@@ -7,9 +7,6 @@ from __future__ import annotations
 
 INDEPENDENCE = {
     # finite prompts
-    "fp-lln": "derived side: simulated finite prompts (sampling code); stated side: infinite-prompt limit V grad Lambda(a) (float64, cross-checked at 30 digits); shared: the mixture parser",
-    "fp-bias": "derived side: simulated finite prompts; stated side: rho V (grad Lambda(a) - grad Lambda(2a)) from the CGF (float64 and mpmath paths must agree); shared: the mixture parser",
-    "fp-covariance": "derived side: simulated finite prompts; stated side: rho V C V^T from tilted moments (float64 and mpmath paths must agree); shared: the mixture parser",
     # Section 3 / App. B
     "remark-b.5": "derived side: best square-loss fit inside the attention class (optimisation); stated side: target 2 eta - 1 outside the class; shared: nothing",
     "thm-3.1": "derived side: critical points found by multistart optimisation of R~; stated side: their risk equals the Bayes risk; shared: the effective risk code",
@@ -27,14 +24,7 @@ INDEPENDENCE = {
     "fig-4": "derived side: SGD in d = 20 from an all-Gaussian start; stated side: slow approach of Fig. 4; shared: the risk code",
     "lda-finite-prompt": "derived side: SGD on finite prompts and Monte Carlo excess risk; stated side: population optimum approached as L grows; shared: the risk code",
     # certificates
-    "cert-fp-rho": "derived side: ball-arithmetic enclosure of M(2a)/M(a)^2 over a box; stated side: rho >= 1; shared: nothing",
     # added on main after the first pass (finite-prompt risk, appendix B, remark 4.2)
-    "fp-multihead-covariance": "derived side: simulated finite prompts read by several heads; stated side: rho_hh' V_h C_hh' V_h'^T from the mixture's CGF; shared: the mixture parser",
-    "fp-risk-expansion": "derived side: simulated finite-prompt risks; stated side: the closed-form 1/L coefficient K (and its Gaussian-query average); shared: the mixture parser",
-    "fp-risk-threshold": "derived side: simulated query-averaged risks over L; stated side: finiteness iff lambda* < 1/2 and the L^(-1/(2 lambda*)) rate past it; shared: nothing",
-    "fp-risk-icl-regression": "derived side: simulated in-context regression prompts; stated side: the closed-form 1/L coefficient; shared: nothing",
-    "fp-risk-denoiser": "derived side: simulated finite prompts through Thm 4.1's two heads; stated side: lambda* >= 1 and the L^(-1/(2 lambda*)) excess; shared: the head construction",
-    "fp-risk-lda-bayes-point": "derived side: simulated finite-prompt logistic risks at a Bayes point; stated side: (1/2) E[eta(1 - eta) v(x)] from the variance constant; shared: the Bayes-point construction",
     "lemma-b.7": "derived side: derivative of the conditional logistic loss (SymPy); stated side: sigma(f) - eta; shared: nothing",
     "lemma-b.15": "derived side: gradient of R o Phi by the chain rule (SymPy); stated side: the blockwise adjoint DPhi^*; shared: Phi's expression",
     "lemma-b.17": "derived side: g_zeta on each branch and its x-Hessian (SymPy); stated side: E1 u E2 as the minimisers; shared: nothing",

@@ -8,7 +8,14 @@ import pytest
 import softmix.numerics.attention as NA
 import softmix.numerics.finite_prompt as FPN
 import softmix.numerics.risk as RK
-from softmix.checks.paper import finite_prompt as FP, finite_prompt_risk as FR
+import softmix.numerics.risk_references as RR
+from softmix.checks.paper import (
+    finite_prompt as FP,
+    finite_prompt_lln as FL,
+    finite_prompt_risk_draws as DR,
+    finite_prompt_risk_paths as PA,
+    finite_prompt_risk_threshold as TH,
+)
 from softmix.checks.registry import REGISTRY, Context
 from softmix.checks.rules import AlphaFamily
 from softmix.numerics.errors import InputError
@@ -110,18 +117,18 @@ def test_threshold_info_exactly_at_one_half_by_hand():
     th = RK.threshold_info(g, heads, g)
     assert th["lambda"] == pytest.approx(0.5, abs=1e-15) and not th["finite"]
     assert th["rate_exponent"] == -1.0 and th["log_power"] == 1.5
-    assert FR._threshold_link(g, heads, g, th)["passed"]
+    assert PA.threshold_link(g, heads, g, th).verdict == "confirmed"
     # past it: lambda* = 2 (U = 2 I... scaled), rate -1/(2 lambda*) and (ln L)^(m/2 - 1 + d) with m = 2
     heads2 = RK.parse_heads([{"U": [[repr(math.sqrt(2.0)), "0"], ["0", repr(math.sqrt(2.0))]], "V": _U}], 2)
     th2 = RK.threshold_info(g, heads2, g)
     assert th2["rate_exponent"] == pytest.approx(-0.25) and th2["log_power"] == 1.0
-    assert FR._threshold_link(g, heads2, g, th2)["passed"]
+    assert PA.threshold_link(g, heads2, g, th2).verdict == "confirmed"
 
 
 # ---- numerics.risk averages past the threshold and on mixture tokens -------------------------------
 def _risk_setup(scale=1.0):
     P = REGISTRY["fp-risk-expansion"].params("quick")
-    heads_obj = FR._scaled_heads(P["heads"], scale) if scale != 1.0 else P["heads"]
+    heads_obj = RR.scaled_heads(P["heads"], scale) if scale != 1.0 else P["heads"]
     g = GaussianMixture.from_json_obj(P["gaussian_tokens"])
     return P, g, RK.parse_heads(heads_obj, 3), GaussianMixture.from_json_obj(P["queries"]), RK.parse_target(P["target"],
                                                                                                             3, 2)
@@ -131,15 +138,15 @@ def test_averages_past_the_threshold_are_infinite_on_both_paths():
     P, g, heads, q, t = _risk_setup()
     lam = RK.threshold_info(g, heads, q)["lambda"]
     _P, g, heads, q, t = _risk_setup(math.sqrt(0.8 / lam))
-    d = FR._past_threshold_link(g, heads, q, t, P["gaussian_tokens"])
-    assert d["passed"] and all(d["flags"].values())
+    d = TH.past_threshold_link(g, heads, q, t, P["gaussian_tokens"])
+    assert d.verdict == "confirmed" and all(r["passed"] for r in d.rows)
 
 
 def test_mixture_monte_carlo_path_agrees_with_the_closed_form():
     P, g, heads, q, t = _risk_setup()
-    decs, ev = FR._mc_path(Context("fp-risk-expansion", "quick", 5), AlphaFamily(), P["gaussian_tokens"], heads, q, t)
-    assert [d["verdict"] for d in decs] == ["confirmed", "confirmed"]
-    assert ev["runs"]["None"]["method"] == "monte-carlo"
+    parts = PA.mc_path(Context("fp-risk-expansion", "quick", 5), AlphaFamily(), P["gaussian_tokens"], heads, q, t)
+    assert [p.verdict for p in parts] == ["confirmed", "confirmed"]
+    assert any("Monte Carlo path was taken" in r["check"] for r in parts[0].rows)
 
 
 def test_mixture_monte_carlo_path_sees_an_understated_standard_error(monkeypatch):
@@ -151,35 +158,35 @@ def test_mixture_monte_carlo_path_sees_an_understated_standard_error(monkeypatch
         out["standard_error"] = {kk: v / 4 for kk, v in out["standard_error"].items()}
         return out
     monkeypatch.setattr(RK, "_mc_average", halved)
-    decs, _ev = FR._mc_path(Context("fp-risk-expansion", "quick", 5), AlphaFamily(), P["gaussian_tokens"], heads, q, t)
-    assert decs[1]["verdict"] == "refuted"  # the chi-square calibration
+    parts = PA.mc_path(Context("fp-risk-expansion", "quick", 5), AlphaFamily(), P["gaussian_tokens"], heads, q, t)
+    assert parts[1].rows[1]["verdict"] == "refuted"  # the chi-square calibration
 
 
 def test_closed_form_link_sees_a_mislabelled_part(monkeypatch):
     P, g, heads, q, t = _risk_setup()
     cf = RK.averaged_risk(g, heads, q, t)
-    assert FR._closed_form_links(g, heads, q, t, cf)["passed"]
+    assert PA.closed_form_links(g, heads, q, t, cf).verdict == "confirmed"
     swapped = {**cf, "variance": cf["variance"] - cf["cross"], "cross": 2 * cf["cross"]}  # same K, wrong split
-    assert FR._closed_form_links(g, heads, q, t, swapped)["verdict"] == "refuted"
+    assert PA.closed_form_links(g, heads, q, t, swapped).verdict == "refuted"
 
 
 def test_per_query_links_see_a_wrong_mp_constant(monkeypatch):
     P = REGISTRY["fp-risk-expansion"].params("quick")
-    mix, heads, target = FR._setup(P)
+    mix, heads, target = DR.setup(P)
     z = np.array([[0.8, -0.4, 0.6]])
-    assert FR._per_query_links(mix, heads, target, z)["passed"]
+    assert PA.per_query_links(mix, heads, target, z).verdict == "confirmed"
     real = RK.risk_constants_mp
     monkeypatch.setattr(RK, "risk_constants_mp", lambda *a,
                         **k: {**real(*a, **k), "cross": real(*a, **k)["cross"] * 1.001})
-    assert FR._per_query_links(mix, heads, target, z)["verdict"] == "refuted"
+    assert PA.per_query_links(mix, heads, target, z).verdict == "refuted"
 
 
 def test_multihead_engine_one_component_branch():
     P = REGISTRY["fp-multihead-covariance"].params("quick")
-    _mix, heads, _t = FR._setup(P)
-    d = FR._engine_branch_link(Context("fp-multihead-covariance", "quick", 3), AlphaFamily(), P["mixture"], heads,
-                               np.array([0.8, -0.4, 0.6]))
-    assert d["verdict"] == "confirmed" and len(d["z"]) == 4
+    _mix, heads, _t = DR.setup(P)
+    d = PA.engine_branch_link(Context("fp-multihead-covariance", "quick", 3), AlphaFamily(), P["mixture"], heads,
+                              np.array([0.8, -0.4, 0.6]))
+    assert d.verdict == "confirmed" and len(d.rows[0]["z"]) == 4
 
 
 # ---- numerics.finite_prompt reference paths ----------------------------------------------------
@@ -211,29 +218,29 @@ def test_finite_prompt_attention_shape_errors_and_single_prompt():
 
 
 def test_simulate_outputs_rejects_an_unknown_method():
-    mix, U, V, z = FP._config(FP.DEFAULTS)
+    mix, U, V, z = FP.configuration(FP.FPConfig())
     with pytest.raises(ValueError, match="unknown method"):
         FPN.simulate_outputs(mix, U, V, z, 10, 2, np.random.default_rng(0), method="nope")
 
 
 def test_reference_paths_decide_and_see_a_wrong_token_law(monkeypatch):
-    mix, U, V, z = FP._config(FP.DEFAULTS)
+    mix, U, V, z = FP.configuration(FP.FPConfig())
     lim = FPN.finite_prompt_constants(mix, U, V, z)["limit"]
     ctx = Context("fp-lln", "quick", 7)
-    decs, ev = FP._reference_paths(mix, U, V, z, lim, ctx, AlphaFamily())
-    assert [d["verdict"] for d in decs] == ["confirmed"] * 3
+    parts = FL.reference_paths(mix, U, V, z, lim, ctx, AlphaFamily())
+    assert [p.verdict for p in parts] == ["confirmed"] * 2
     real = FPN.iter_token_chunks
 
     def shifted(mix, L, rng, chunk=1 << 16):  # tokens of the wrong law: every token shifted by 0.3 e1
         for c in real(mix, L, rng, chunk):
             yield c + np.array([0.3, 0.0, 0.0])
-    monkeypatch.setattr(FP, "iter_token_chunks", shifted)
-    decs, _ev = FP._reference_paths(mix, U, V, z, lim, ctx, AlphaFamily())
-    assert decs[1]["verdict"] == "refuted"
+    monkeypatch.setattr(FL, "iter_token_chunks", shifted)
+    parts = FL.reference_paths(mix, U, V, z, lim, ctx, AlphaFamily())
+    assert parts[1].rows[0]["verdict"] == "refuted"  # the means
 
 
 def test_reference_paths_see_a_merge_that_forgets_to_rescale(monkeypatch):
-    mix, U, V, z = FP._config(FP.DEFAULTS)
+    mix, U, V, z = FP.configuration(FP.FPConfig())
     lim = FPN.finite_prompt_constants(mix, U, V, z)["limit"]
 
     def no_rescale(self, scores, values):
@@ -244,17 +251,17 @@ def test_reference_paths_see_a_merge_that_forgets_to_rescale(monkeypatch):
         self.n_tokens += s.shape[0]
         return self
     monkeypatch.setattr(FPN.StreamingAttention, "update_projected", no_rescale)
-    decs, ev = FP._reference_paths(mix, U, V, z, lim, Context("fp-lln", "quick", 7), AlphaFamily())
-    assert decs[0]["verdict"] == "refuted"
-    assert ev["deterministic"]["max_relative_differences"]["streamed_vs_one_shot_same_tokens"] > 1e-6
+    parts = FL.reference_paths(mix, U, V, z, lim, Context("fp-lln", "quick", 7), AlphaFamily())
+    assert parts[0].verdict == "refuted"
+    assert [r["value"] for r in parts[0].rows if r["check"].startswith("streamed")][0] > 1e-6
 
 
 def test_tilted_covariance_link_sees_a_wrong_constant(monkeypatch):
     ctx = Context("fp-covariance", "quick", 1)
-    dec, ev = FP._tilted_covariance_link(FP.DEFAULTS, ctx)
-    assert dec["passed"] and ev["symbolic"]["status"] == "proven"
+    sym, num = FP.tilted_covariance_parts(FP.Covariance(), ctx)
+    assert sym.rows[0]["status"] == "proven" and num.verdict == "confirmed"
     real = FP.finite_prompt_constants_mp
     monkeypatch.setattr(FP, "finite_prompt_constants_mp", lambda *a,
                         **k: {**real(*a, **k), "mse": real(*a, **k)["mse"] * 2})
-    dec, _ev = FP._tilted_covariance_link(FP.DEFAULTS, ctx)
-    assert dec["verdict"] == "refuted"
+    _sym, num = FP.tilted_covariance_parts(FP.Covariance(), ctx)
+    assert num.verdict == "refuted"
