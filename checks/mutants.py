@@ -1,4 +1,5 @@
-"""Mutants nobody chose: mechanical, AST-based mutations of ``theory/`` and ``numerics/`` (issue 11).
+"""Mutants nobody chose: mechanical, AST-based mutations of the library (``theory/``, ``numerics/``,
+issue 11) or of the engine (``checks/*.py``, issue 23).
 
 Every expression node of every module is offered to a fixed set of operators; each operator
 returns a replacement for that node's source segment (``ast.unparse`` of the mutated node, in
@@ -34,10 +35,20 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 __all__ = ["Mutant", "OPERATORS", "mutants_of_source", "generate_mutants", "sample_mutants",
-           "apply_mutant", "compiles", "sources_hash", "MUTATED_DIRS"]
+           "apply_mutant", "compiles", "sources_hash", "MUTATED_DIRS", "ENGINE_DIR", "ENGINE_EXCLUDED",
+           "TARGETS", "target_of"]
 
-#: the folders whose modules are mutated
+#: the folders whose modules are mutated by the ``library`` target (today's default)
 MUTATED_DIRS = ("theory", "numerics")
+#: the folder of the engine target: ``checks/*.py`` (not ``checks/paper/``, the paper's claim library)
+ENGINE_DIR = "checks"
+#: engine modules never mutated: the mutation tool itself.  Its driver and its kill rule run from the
+#: patched copy of the tree, so a mutant of them would change the instrument that judges it (it could
+#: declare itself killed or equivalent); and no ``softmix verify`` run executes them, so what they
+#: could tell about the verifier is nothing.  ``cli_mutation.py`` is the tool's command line.
+ENGINE_EXCLUDED = frozenset({"__init__.py", "mutants.py", "cli_mutation.py"})
+#: ``library`` = theory + numerics (the default); ``engine`` = checks/*.py; ``all`` = both
+TARGETS = ("library", "engine", "all")
 OPERATORS = ("sign", "const", "int", "index", "transpose", "swap", "drop", "compare", "bool")
 
 
@@ -240,17 +251,33 @@ def mutants_of_source(text: str, path: str = "<src>") -> list[Mutant]:
     return out
 
 
-def _module_files(root: Path) -> list[Path]:
+def _engine_module(name: str) -> bool:
+    return name.endswith(".py") and name not in ENGINE_EXCLUDED and not name.startswith("mutation")
+
+
+def _module_files(root: Path, target: str = "library") -> list[Path]:
     files = []
-    for d in MUTATED_DIRS:
-        files += sorted(p for p in (root / d).glob("*.py") if p.name != "__init__.py")
+    if target in ("library", "all"):
+        for d in MUTATED_DIRS:
+            files += sorted(p for p in (root / d).glob("*.py") if p.name != "__init__.py")
+    if target in ("engine", "all"):
+        files += sorted(p for p in (root / ENGINE_DIR).glob("*.py") if _engine_module(p.name))
     return files
 
 
-def generate_mutants(root: Path) -> list[Mutant]:
-    """Every mutant of every module of ``theory/`` and ``numerics/`` under ``root``."""
+def target_of(path: str) -> str:
+    """``"engine"`` for a mutant of ``checks/*.py``, ``"library"`` for theory/ and numerics/."""
+    return "engine" if path.split("/")[0] == ENGINE_DIR else "library"
+
+
+def generate_mutants(root: Path, target: str = "library") -> list[Mutant]:
+    """Every mutant of every module of the ``target`` (:data:`TARGETS`) under ``root``: ``library``
+    (``theory/`` and ``numerics/``, the default), ``engine`` (``checks/*.py`` but the mutation tool,
+    :data:`ENGINE_EXCLUDED`, and ``mutation*.py``) or ``all``."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown mutation target {target!r} (one of {', '.join(TARGETS)})")
     out = []
-    for p in _module_files(root):
+    for p in _module_files(root, target):
         out += mutants_of_source(p.read_text(), p.relative_to(root).as_posix())
     return out
 

@@ -7,6 +7,12 @@ Two modes, each reading a JSON spec and writing a JSON result:
             executed at import (context ``""``), its verdicts and a digest of its full evidence.
 ``testmap`` (clean copy) run test files under coverage.py with the context set to each test's
             node id: which tests execute which lines (for the tests stage).
+``engine``  (clean or patched copy) run ``softmix verify`` in this process with the argv given
+            (the engine stage of :mod:`softmix.checks.mutation_engine`): its exit code (verify's
+            stdout and stderr are this process's); optionally under coverage.py (the lines of
+            ``checks/*.py`` the whole process executed, imports included) or with the
+            differential wrapper around the mutated function (the equivalence run).  The stage is
+            judged by the parent, with the clean tree's code, never in the patched process.
 ``mutant``  (patched copy) run the claims that execute the mutated line, cheapest first,
             stopping at the first kill; while they run, the mutated function is shadowed by a
             *differential wrapper* that also calls the clean function (loaded from the clean
@@ -30,7 +36,7 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["evidence_digest", "strip_timings", "same_value", "main"]
+__all__ = ["evidence_digest", "strip_timings", "same_value", "kill_reasons", "main"]
 
 _TIMING = re.compile(r"(^|_)(seconds|secs|elapsed|wall|time|timing)s?$")
 
@@ -51,17 +57,30 @@ def evidence_digest(result: dict) -> str:
     return hashlib.sha1(json.dumps(strip_timings(keep), sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _outcome(result: dict, clean: dict | None) -> list[str]:
-    """Why a claim result kills a mutant ([] when it does not)."""
+def kill_reasons(result: dict, clean_verdict: str | None = None) -> list[str]:
+    """Why a claim result kills a mutant ([] when it does not): the claim fails as ``softmix verify``
+    judges it (:func:`softmix.checks.runner.claim_passed`: refuted, error, or a control that fails
+    by :func:`softmix.checks.assumption_runs.control_failed` -- so an assumption-dropped control
+    that is not refuted, a scope finding, is never a kill), or its verdict differs from the clean
+    run's ``clean_verdict``."""
+    from softmix.checks.assumption_runs import control_failed
+    from softmix.checks.runner import claim_passed
+
     why = []
-    if result["verdict"] in ("refuted", "error"):
-        why.append(f"{result['id']}: {result['verdict']}")
-    for ctl in result["negative_controls"]:
-        if not ctl["refuted"]:
-            why.append(f"{result['id']}/{ctl['id']}: control {ctl['verdict']}")
-    if not why and clean is not None and result["verdict"] != clean["verdict"]:
-        why.append(f"{result['id']}: verdict {clean['verdict']} -> {result['verdict']}")
+    if not claim_passed(result):
+        if result["verdict"] in ("refuted", "error"):
+            why.append(f"{result['id']}: {result['verdict']}")
+        why += [f"{result['id']}/{ctl['id']}: control {ctl['verdict']}" for ctl in result["negative_controls"]
+                if control_failed(ctl)]
+        why = why or [f"{result['id']}: fails (verdict {result['verdict']})"]
+    if not why and clean_verdict is not None and result["verdict"] != clean_verdict:
+        why.append(f"{result['id']}: verdict {clean_verdict} -> {result['verdict']}")
     return why
+
+
+def _outcome(result: dict, clean: dict | None) -> list[str]:
+    """Why a claim result kills a mutant ([] when it does not): :func:`kill_reasons`."""
+    return kill_reasons(result, None if clean is None else clean["verdict"])
 
 
 # ---------------------------------------------------------------- differential comparison ---
@@ -273,16 +292,24 @@ def _record(spec: dict) -> dict:
             "digest": evidence_digest(res)}
 
 
+def _in_dirs(path: str, root: Path, dirs) -> str | None:
+    """``path`` relative to ``root`` when the file lies directly in one of ``dirs``, else None."""
+    rel = Path(path).resolve().relative_to(root.resolve())
+    return rel.as_posix() if len(rel.parts) == 2 and rel.parts[0] in dirs else None
+
+
 def _testmap(spec: dict) -> dict:
     """Run the named test files under coverage.py with the dynamic context set to each test's node
-    id (switched at its setup, so fixtures it triggers count for it); lines of ``theory/`` and
-    ``numerics/`` per test, the tests that failed, and each test's seconds."""
+    id (switched at its setup, so fixtures it triggers count for it); lines of the modules directly
+    in ``spec["dirs"]`` (default ``theory/`` and ``numerics/``) per test, the tests that failed, and
+    each test's seconds."""
     import coverage
     import pytest
 
     root = Path(spec["root"])
+    dirs = tuple(spec.get("dirs", ("theory", "numerics")))
     cov = coverage.Coverage(data_file=None, branch=False, config_file=False,
-                            include=[str(root / d / "*.py") for d in ("theory", "numerics")])
+                            include=[str(root / d / "*.py") for d in dirs])
     failed, seconds, t0 = [], {}, {}
 
     class _PerTest:
@@ -304,7 +331,9 @@ def _testmap(spec: dict) -> dict:
     data = cov.get_data()
     lines = {}
     for f in data.measured_files():
-        rel = Path(f).resolve().relative_to(root.resolve()).as_posix()
+        rel = _in_dirs(f, root, dirs)
+        if rel is None:
+            continue
         by = {str(ln): sorted(c for c in ctx if c) for ln, ctx in data.contexts_by_lineno(f).items()}
         by = {ln: c for ln, c in by.items() if c}
         if by:
@@ -348,10 +377,52 @@ def _mutant(spec: dict) -> dict:
     return out
 
 
+def _engine(spec: dict) -> dict:
+    """``softmix verify`` with ``spec["argv"]`` in this process (see the module docstring): ``{"rc",
+    "crash", "lines", "diff"}``.  A mutant that breaks the import or makes verify raise is a
+    ``crash`` (judged by the parent)."""
+    root = Path(spec["root"])
+    out = {"rc": None, "crash": "", "lines": {}, "diff": None}
+    cov = None
+    if spec.get("coverage"):
+        import coverage
+
+        cov = coverage.Coverage(data_file=None, branch=False, config_file=False,
+                                include=[str(root / "checks" / "*.py")])
+        cov.start()
+    diff = _Diff(seed=spec.get("seed", 0))
+    try:
+        if spec.get("diff"):
+            try:  # a failure here is the harness's, never the mutant's: no comparison
+                diff.unsupported = _install_diff(spec["module"], Path(spec["clean_path"]), spec["function"], diff)
+            except Exception as e:
+                diff.unsupported = f"clean twin unavailable: {type(e).__name__}: {str(e)[:120]}"
+        from softmix.checks.cli import main as cli_main
+
+        out["rc"] = cli_main(list(spec["argv"]))
+    except SystemExit as e:
+        out["rc"] = e.code if isinstance(e.code, int) else 1
+    except BaseException as e:  # noqa: BLE001 - whatever the mutant raises is the parent's to judge
+        out["crash"] = f"{type(e).__name__}: {str(e)[:300]}"
+    finally:
+        if cov is not None:
+            cov.stop()
+    if cov is not None:
+        data = cov.get_data()
+        for f in data.measured_files():
+            rel = _in_dirs(f, root, ("checks",))
+            if rel is not None and data.lines(f):
+                out["lines"][rel] = sorted(data.lines(f))
+    if spec.get("diff"):
+        out["diff"] = {"calls": diff.calls, "compared": diff.compared, "differed": diff.differed,
+                       "unsupported": diff.unsupported, "first_difference": diff.first}
+    return out
+
+
 def main(argv) -> int:
     spec_path, out_path = argv
     spec = json.loads(Path(spec_path).read_text())
-    res = {"record": _record, "testmap": _testmap, "mutant": _mutant}[spec["mode"]](spec)
+    res = {"record": _record, "testmap": _testmap, "mutant": _mutant, "engine": _engine}[spec["mode"]](spec)
     Path(out_path).write_text(json.dumps(res))
     return 0
 
