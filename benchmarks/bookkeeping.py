@@ -91,7 +91,8 @@ def classify(src: str) -> dict[str, set[int]]:
         return lines
 
     for node in tree.body:
-        if isinstance(node, (ast.Expr, ast.Assign)) and isinstance(node.value, ast.Call) and _name(node.value) in REG_CALLS:
+        if (isinstance(node, (ast.Expr, ast.Assign)) and isinstance(node.value, ast.Call)
+                and _name(node.value) in REG_CALLS):
             out["registration"] |= _span(node) - params_lines(node.value)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for dec in node.decorator_list:

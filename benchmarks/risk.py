@@ -27,7 +27,8 @@ def risk_problem(D: int = 6, seed: int = 0):
         covs.append(f(np.round(A @ A.T + 0.2 * np.eye(D), 6)))
     means = [f(np.round(rng.standard_normal((1, D)), 6))[0] for _ in range(2)]
     mix = GaussianMixture.from_json_obj({"weights": ["0.35", "0.65"], "means": means, "covariances": covs})
-    heads = parse_heads([{"U": f(np.round(0.3 * rng.standard_normal((D, D)), 6)), "V": f(np.round(rng.standard_normal((2, D)), 6)),
+    heads = parse_heads([{"U": f(np.round(0.3 * rng.standard_normal((D, D)), 6)),
+                          "V": f(np.round(rng.standard_normal((2, D)), 6)),
                           "W": f(np.round(np.eye(2) + 0.2 * rng.standard_normal((2, 2)), 6))} for _ in range(2)], D)
     target = parse_target({"B": f(np.round(0.3 * rng.standard_normal((2, D)), 6))}, D, 2)
     return mix, heads, target
@@ -62,12 +63,11 @@ def bench_constants(D: int = 6, n: int = 200_000, n_loop: int = 200, min_time: f
 
 
 def bench_variance_reduction(L: int = 400, R: int = 20000, seed: int = 3) -> list:
+    # the configuration of the claims fp-risk-expansion / fp-multihead-covariance (D = 3)
+    from softmix.checks.paper.finite_prompt_risk import HEADS, MIX, TARGET
     from softmix.numerics.mixture import GaussianMixture
     from softmix.numerics.risk import parse_heads, parse_target
     from softmix.numerics.risk_simulation import simulate_excess
-
-    # the configuration of the claims fp-risk-expansion / fp-multihead-covariance (D = 3)
-    from softmix.checks.paper.finite_prompt_risk import HEADS, MIX, TARGET
 
     mix = GaussianMixture.from_json_obj(MIX)
     heads = parse_heads(HEADS, 3)

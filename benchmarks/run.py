@@ -266,7 +266,8 @@ def run(only=ALL, quick=False, stream_tokens=None, out=print) -> dict:
             out(f"\n5. Streamed single prompt of {n:.3g} tokens: FAILED: {st['error']}")
         else:
             out(_table("5. One prompt streamed in chunks (subprocess peak RSS via getrusage)",
-                       ["tokens", "D", "chunk", "seconds", "tok/s", "peak RSS MB", "one-shot tokens MB", "bound MB", "met"],
+                       ["tokens", "D", "chunk", "seconds", "tok/s", "peak RSS MB", "one-shot tokens MB", "bound MB",
+                        "met"],
                        [[st["tokens"], st["D"], st["chunk"], st["seconds"], st["tokens_per_s"], st["peak_rss_mb"],
                          st["one_shot_token_array_mb"], st["rss_target_mb"], st["within_bound"]]]))
     if "risk" in only:
@@ -278,10 +279,12 @@ def run(only=ALL, quick=False, stream_tokens=None, out=print) -> dict:
         out(_table("6. Finite-prompt risk: vectorised constants (D = 6, 2 heads, 2 components) vs a loop of "
                    "finite_prompt_constants",
                    ["queries/s vectorised", "queries/s loop", "ratio", "target q/s", "met"],
-                   [[c["vectorised_queries_per_s"], c["loop_queries_per_s"], c["ratio"], c["target_queries_per_s"], c["met"]]]))
+                   [[c["vectorised_queries_per_s"], c["loop_queries_per_s"], c["ratio"], c["target_queries_per_s"],
+                     c["met"]]]))
         out(_table("   control variate (linearised fluctuation) at equal tokens: Var(X) / Var(X_cv)",
                    ["L", "reps", "mean raw", "mean cv", "reduction", "target", "met"],
-                   [[r["L"], r["replicates"], r["mean_raw"], r["mean_cv"], r["variance_reduction"], r["target"], r["met"]]
+                   [[r["L"], r["replicates"], r["mean_raw"], r["mean_cv"], r["variance_reduction"], r["target"],
+                     r["met"]]
                     for r in vr]))
     return doc
 

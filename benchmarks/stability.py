@@ -72,7 +72,8 @@ def run(seeds, claims, workers, json_path=None, keep=None, command=None):
         meta.setdefault("versions", doc.get("versions"))
         inconclusive = [c["id"] for c in doc["claims"] if c["verdict"] == "inconclusive"]
         rows.append({"seed": s, "refuted": refuted, "controls_survived": survived, "inconclusive": inconclusive,
-                     "claims": len(doc["claims"]), "alpha_spent": float(sum(c.get("alpha_spent", 0.0) for c in doc["claims"])),
+                     "claims": len(doc["claims"]),
+                     "alpha_spent": float(sum(c.get("alpha_spent", 0.0) for c in doc["claims"])),
                      "seconds": round(time.perf_counter() - t0, 1)})
         print(f"seed {s}: refuted {refuted or '-'}; controls survived {survived or '-'}; "
               f"inconclusive {inconclusive or '-'} ({rows[-1]['seconds']} s)", flush=True)

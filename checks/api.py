@@ -1,15 +1,16 @@
 """Writing a claim: parts, one verdict lattice, a decorator with a typed parameter dataclass.
 
 A claim's check decides its statement in *parts* -- a symbolic part (derivations proven or
-refuted by SymPy), numeric parts (high-precision comparisons), Monte Carlo parts (statistical
-tests) -- and the parts are combined by one lattice::
+refuted by SymPy), certificate parts (rigorous ball arithmetic), numeric parts (high-precision
+comparisons), Monte Carlo parts (statistical tests) -- and the parts are combined by one lattice
+(:mod:`softmix.checks.verdicts`, re-exported here)::
 
     refuted > error > inconclusive > confirmed > verified
 
-The worst part wins.  ``verified`` needs a symbolic part whose every derivation is proven and
-every other part passed; numeric or Monte Carlo agreement alone is at most ``confirmed``.  A
-derivation SymPy neither proves nor refutes is ``unproven``: it blocks ``verified`` but does not
-by itself make the claim inconclusive when numeric parts confirm it.
+The worst part wins.  ``verified`` needs a proof (a symbolic part whose every derivation is
+proven, or a certificate) and every other part passed; numeric or Monte Carlo agreement alone is
+at most ``confirmed``.  A derivation SymPy neither proves nor refutes is ``unproven``: it blocks
+``verified`` but does not by itself make the claim inconclusive when numeric parts confirm it.
 
 Writing a claim::
 
@@ -26,13 +27,15 @@ Writing a claim::
                    profiles={"full": {"dim": 4}})
     def my_claim(p: P, ctx):
         data = ctx.data("instance", lambda rng: make_instance(rng, p.dim), params=p)  # shared with controls
+        noise = ctx.stream("noise").standard_normal(p.dim)    # seed, claim, purpose: the same in the controls
         rule = softmix.Residual(dps=p.dps)         # agree to dps - 10 digits (or Residual(digits=30))
         res = stated(data, flip=ctx.control("flipped-sign")) - reference(data)
         rows = [{"dim": p.dim, **rule.decide(res)}]
         return softmix.part("numeric", rows)
 
-The check returns an :class:`Outcome`, a :class:`Part`, or a list of parts; see
-docs/writing-claims.md.
+The check returns a :class:`Part` or a list of parts (or an :class:`Outcome`); configurations
+drawn from the seed are declared with ``configurations=softmix.Draws(draw, quick=1, full=3)``;
+see docs/writing-claims.md.
 """
 from __future__ import annotations
 
@@ -41,23 +44,24 @@ import inspect
 import typing
 from dataclasses import dataclass, field
 
-from . import registry as _registry
-from .assumption_runs import check_defaults, dropped_assumption, violating_values
+from softmix.numerics.memo import remember
+
+from . import registry as _registry, verdicts as _verdicts
+from .assumption_runs import check_defaults
+from .configurations import Draws, run_configurations
 from .registry import Claim, Context, Control, Outcome
+from .verdicts import LATTICE, LATTICE_RULE, combine, combine_control, verdict_of
 
-__all__ = ["LATTICE", "Part", "combine", "decide", "decide_one", "part", "outcome", "claim", "verdict_of"]
-
-#: verdicts from best to worst; ``combine`` returns the worst part's verdict (see module doc)
-LATTICE = ("verified", "confirmed", "inconclusive", "error", "refuted")
-_RANK = {v: i for i, v in enumerate(LATTICE)}
-LATTICE_RULE = ("worst part wins: refuted > error > inconclusive > confirmed > verified; verified needs "
-                "every symbolic derivation proven and every other part passed")
+__all__ = ["LATTICE", "Part", "combine", "combine_control", "decide", "decide_one", "part", "outcome", "claim",
+           "verdict_of", "Draws"]
 
 
 @dataclass
 class Part:
-    """One part of a decision: ``kind`` is symbolic, numeric or monte-carlo; ``verdict`` one of
-    :data:`LATTICE` or ``unproven`` (symbolic, neither proven nor refuted)."""
+    """One part of a decision: ``kind`` is ``symbolic`` or ``certificate`` (proofs: may be
+    ``verified``), ``numeric``, ``monte-carlo`` or any other evidence (at most ``confirmed``);
+    ``verdict`` one of :data:`LATTICE` or ``unproven`` (symbolic, neither proven nor refuted).
+    See :mod:`softmix.checks.verdicts`."""
 
     name: str
     kind: str
@@ -75,47 +79,19 @@ class Part:
         return f"<b>{self.name}</b> ({self.kind}): {_badge(self.verdict)}, {len(self.rows)} row(s)"
 
 
-def combine(parts) -> str:
-    """The claim's verdict from its parts (the lattice of the module docstring).  A part whose
-    verdict is neither in :data:`LATTICE` nor ``unproven`` counts as ``error`` (never as a pass)."""
-    parts = list(parts)
-    if not parts:
-        return "inconclusive"
-    verdicts = [p.verdict if p.verdict in _RANK or p.verdict == "unproven" else "error" for p in parts]
-    for v in ("refuted", "error", "inconclusive"):
-        if v in verdicts:
-            return v
-    decisive = [p for p in parts if p.verdict in ("verified", "confirmed")]
-    if not decisive:
-        return "inconclusive"
-    symbolic = [p for p in parts if p.kind == "symbolic"]
-    if symbolic and all(p.verdict == "verified" for p in symbolic) and all(
-            p.verdict in ("verified", "confirmed") for p in parts):
-        return "verified"
-    return "confirmed"
-
-
-def verdict_of(rows, kind: str = "numeric") -> str:
-    """A numeric / Monte Carlo part's verdict from its rows (rule decisions): the worst row wins.
-    A row's verdict is its ``verdict`` key when the rule gave one, else ``passed`` True ->
-    confirmed, False -> refuted, None -> inconclusive (a rule that cannot decide never refutes).
-    A verdict outside :data:`LATTICE` is ``error``.  No rows is inconclusive."""
-    if not rows:
-        return "inconclusive"
-    vs = []
-    for r in rows:
-        v = r.get("verdict")
-        if v is None:
-            p = r.get("passed")
-            v = "inconclusive" if p is None or r.get("decidable") is False else ("confirmed" if p else "refuted")
-        vs.append(v if v in _RANK else "error")
-    return max(vs, key=_RANK.__getitem__)
-
-
 def part(kind: str, rows, name: str | None = None, rule=None) -> Part:
-    """A numeric or Monte Carlo part from rows produced by rule objects (``softmix.Residual``,
-    ``softmix.ZTest``, ``softmix.Bound``: ``rule.decide(...)``, merged with any context keys):
-    each row has ``passed``, ``verdict`` and its rule's text."""
+    """A part from rows produced by rule objects (``softmix.Residual``, ``softmix.ZTest``,
+    ``softmix.Bound``: ``rule.decide(...)``, merged with any context keys): each row has ``passed``,
+    ``verdict`` and its rule's text.  Its verdict is :func:`verdict_of` ``(rows, kind)``: kind
+    ``certificate`` (rows of a rigorous ball-arithmetic computation, ``passed`` True when the
+    statement certainly holds) may be ``verified``; ``numeric`` and ``monte-carlo`` at most
+    ``confirmed``.
+
+    >>> part("numeric", [{"passed": True}, {"passed": True}]).verdict
+    'confirmed'
+    >>> part("certificate", [{"passed": True, "box": "[0, 1]"}]).verdict
+    'verified'
+    """
     rows = list(rows)
     text = rule.describe() if hasattr(rule, "describe") else (rule or "")
     if not text:
@@ -124,56 +100,43 @@ def part(kind: str, rows, name: str | None = None, rule=None) -> Part:
     return Part(name or kind, kind, verdict_of(rows, kind), rows, text)
 
 
-_DECIDED: dict = {}
-
-
 def decide_one(d, seed: int, digits: int = 30) -> tuple[str, dict]:
     """``(status, info)`` for one derivation: ``proven`` outright when SymPy already reduced the
     difference to an exact 0 at construction; otherwise :meth:`Derivation.decide` (numeric
     counterexample search at ``digits`` digits, then exact simplification); when a side cannot be
     evaluated at random points, exact simplification alone (``proven`` or ``unproven``).
-    Memoised on (name, both sides, seed, digits): a control that leaves a derivation unchanged
-    does not pay for it twice."""
+    Remembered in the run's memo (:mod:`softmix.numerics.memo`) on (name, both sides, seed,
+    digits): a control that leaves a derivation unchanged does not pay for it twice."""
     import sympy as sp
 
     frozen = lambda e: sp.ImmutableMatrix(e) if isinstance(e, sp.MatrixBase) else sp.sympify(e)
     key = (d.name, frozen(d.derived), frozen(d.stated), int(seed), int(digits))  # structural hashes
-    if key in _DECIDED:
-        return _DECIDED[key]
-    diff = d.difference()
-    entries = list(diff) if isinstance(diff, sp.MatrixBase) else [diff]
-    if all(sp.sympify(e) == 0 for e in entries):
-        out = ("proven", {"difference": "exactly 0 after construction", "digits": digits})
-    else:
+
+    def make():
+        diff = d.difference()
+        entries = list(diff) if isinstance(diff, sp.MatrixBase) else [diff]
+        if all(sp.sympify(e) == 0 for e in entries):
+            return ("proven", {"difference": "exactly 0 after construction", "digits": digits})
         try:
-            out = d.decide(seed=seed, digits=digits)
+            return d.decide(seed=seed, digits=digits)
         except TypeError:
-            out = ("proven" if d.holds() else "unproven"), {"note": "numeric search skipped", "digits": digits}
-    if len(_DECIDED) > 256:
-        _DECIDED.clear()
-    _DECIDED[key] = out
-    return out
+            return ("proven" if d.holds() else "unproven"), {"note": "numeric search skipped", "digits": digits}
+
+    return remember("api.decide_one", key, make)
 
 
 def decide(derivations, ctx: Context, *, name: str = "symbolic", digits: int = 30) -> Part:
     """Decide a list of :class:`softmix.theory.derivation.Derivation` (the one helper for every
-    claim; see :func:`decide_one`).  The random points depend on (seed, claim, derivation name),
-    not on the control, so a control is searched at the claim's points.  ``verified`` when all
-    are proven, ``refuted`` when one has a counterexample, ``unproven`` otherwise (an empty list
-    too)."""
-    rows, statuses = [], []
+    claim; see :func:`decide_one`).  The random points come from ``ctx.stream("symbolic-points",
+    derivation name)``: they depend on (seed, claim, derivation name), not on the control, so a
+    control is searched at the claim's points.  ``verified`` when all are proven, ``refuted`` when
+    one has a counterexample, ``unproven`` otherwise (an empty list too)."""
+    rows = []
     for d in derivations:
-        seed = int(ctx.shared_rng("sym", d.name).integers(0, 10**6)) if ctx.seed is not None else 0
+        seed = int(ctx.stream("symbolic-points", d.name).integers(0, 10**6))
         status, info = decide_one(d, seed, digits)
         rows.append({"derivation": d.name, "status": status, **info})
-        statuses.append(status)
-    if "refuted" in statuses:
-        v = "refuted"
-    elif statuses and all(s == "proven" for s in statuses):
-        v = "verified"
-    else:
-        v = "unproven"
-    return Part(name, "symbolic", v, rows,
+    return Part(name, "symbolic", verdict_of(rows, "symbolic") if rows else "unproven", rows,
                 f"derived - stated simplifies to 0 (proven); a random rational point with relative residual "
                 f"above 10^(5 - {digits}) at {digits} digits (refuted)")
 
@@ -181,7 +144,7 @@ def decide(derivations, ctx: Context, *, name: str = "symbolic", digits: int = 3
 def outcome(*parts: Part, findings=None, **extra) -> Outcome:
     """An :class:`Outcome` whose verdict is :func:`combine` of ``parts`` and whose evidence holds
     each part under its name, the lattice rule, ``findings`` and any ``extra`` entries."""
-    flat = []
+    flat: list = []
     for p in parts:
         flat.extend(p if isinstance(p, (list, tuple)) else [p])
     ev = {p.name: p.evidence() for p in flat}
@@ -189,7 +152,7 @@ def outcome(*parts: Part, findings=None, **extra) -> Outcome:
     if findings:
         ev["findings"] = list(findings)
     ev.update(extra)
-    return Outcome(combine(flat), ev)
+    return Outcome(_verdicts.combine(flat), ev)  # through the module: the one combine, patched in one place
 
 
 def _as_outcome(out) -> Outcome:
@@ -220,7 +183,7 @@ def _params_type(fn, params):
 
 def claim(*, id: str, title: str, source: str, controls: dict, section: str = "user", kind: str = "numeric",
           statement: str = "", assumptions=(), profiles: dict | None = None, derivations=None, params=None,
-          configurations_note: str = "", register: bool = True):
+          configurations_note: str = "", configurations: Draws | None = None, register: bool = True):
     """Register the decorated check ``fn(p, ctx)`` as a claim.
 
     With ``register=False`` nothing is registered and the decorator returns the
@@ -237,6 +200,10 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
       the check, ``ctx.control(name)`` tells whether this run is that control and raises on a
       name that is not declared;
     * the check returns an Outcome, a Part, or a list of Parts (combined by :func:`combine`);
+    * ``configurations``: a :class:`~softmix.checks.configurations.Draws` -- the engine decides the
+      claim on the given parameters and on configurations drawn from the seed, the alpha split
+      over them before any is drawn, a control refuted when one configuration refutes it, draws
+      that break a declared assumption skipped (:mod:`softmix.checks.configurations`);
     * ``configurations_note`` says why no configuration is drawn from the seed (``Claim.configurations_note``);
     * ``assumptions``: :class:`softmix.checks.assumptions.Assumption` objects (``EqualNorms("means")``,
       ...) and/or plain strings (prose, shown and recorded only).  Each object checks ``--config``
@@ -249,6 +216,9 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
 
     if not controls or not isinstance(controls, dict):
         raise ValueError(f"claim {id}: controls must map at least one control name to its description")
+    if configurations is not None and not isinstance(configurations, Draws):
+        raise TypeError(f"claim {id}: configurations= takes a softmix.Draws(draw, quick=, full=), "
+                        f"not {type(configurations).__name__}")
     prose, objects = [], []
     for a in assumptions:
         if isinstance(a, Assumption):
@@ -274,25 +244,25 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
         ctl = _controls_with_dropped(id, controls, bound)
 
         def check(values: dict, ctx: Context) -> Outcome:
+            from .configurations import decide_given
             from .params import coerce_dataclass
 
-            dropped = dropped_assumption(c, ctx.variant)
-            if dropped is None:
-                return _as_outcome(fn(coerce_dataclass(P, values, f"claim {id}"), ctx))
-            broken, info = violating_values(c, dropped, values, ctx.shared_rng("assumption-dropped", dropped.name))
-            if broken is None:
-                return Outcome("inconclusive", {"assumption_dropped": info})
-            out = _as_outcome(fn(coerce_dataclass(P, broken, f"claim {id} without {dropped.name}"), ctx))
-            out.evidence["assumption_dropped"] = info
-            return out
+            def one(vals: dict) -> Outcome:  # one configuration
+                return _as_outcome(fn(coerce_dataclass(P, vals, f"claim {id}"), ctx))
 
-        check.__wrapped__ = fn
+            if configurations is None:
+                return decide_given(c, values, ctx, one)
+            return run_configurations(c, configurations, values, ctx, one,
+                                      view=lambda vals: coerce_dataclass(P, vals, f"claim {id}"))
+
+        check.__wrapped__ = fn  # type: ignore[attr-defined]
         check.__name__ = getattr(fn, "__name__", "check")
         check.__qualname__ = getattr(fn, "__qualname__", "check")
-        check.__module__ = getattr(fn, "__module__", None)
+        check.__module__ = getattr(fn, "__module__", None)  # type: ignore[assignment]
         c = Claim(id=id, title=title, source=source, statement=statement or title, section=section, check=check,
                   assumptions=tuple(prose), defaults=defaults, profiles=prof, controls=ctl, derivations=derivations,
-                  kind=kind, params_type=P, configurations_note=configurations_note, assumption_objects=bound)
+                  kind=kind, params_type=P, configurations_note=configurations_note, assumption_objects=bound,
+                  configurations=configurations)
         fn.claim = c
         if not register:
             return c
@@ -307,7 +277,8 @@ def _controls_with_dropped(claim_id: str, controls: dict, assumptions) -> tuple:
     out = [v if isinstance(v, Control) else Control(k, v) for k, v in controls.items()]
     for a in assumptions:
         if a.control_id in controls:
-            raise ValueError(f"claim {claim_id}: control {a.control_id!r} is the automatic control of assumption {a.name}")
+            raise ValueError(f"claim {claim_id}: control {a.control_id!r} is the automatic control of assumption "
+                             f"{a.name}")
         out.append(Control(a.control_id, f"the same statement without the assumption {a.name} ({a.text}), decided "
                            "on values that break it; not refuted: the assumption is not needed (a scope finding)",
                            kind="assumption-dropped", assumption=a.name))

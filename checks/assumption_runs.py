@@ -22,10 +22,13 @@ __all__ = ["BASE_FAMILY", "family_spec", "check_defaults", "check_values", "drop
 # ---- families: the options a set of assumptions imposes -----------------------------------------
 #: the generic family (no structure)
 BASE_FAMILY = {"covariance": "general", "means": "generic", "weights": "generic", "centred": False, "degenerate": False}
-_COV_MEET = {frozenset({"shared", "isotropic"}): "shared-isotropic", frozenset({"shared", "shared-isotropic"}): "shared-isotropic",
-             frozenset({"isotropic", "shared-isotropic"}): "shared-isotropic", frozenset({"diagonal", "isotropic"}): "isotropic",
+_COV_MEET = {frozenset({"shared", "isotropic"}): "shared-isotropic",
+             frozenset({"shared", "shared-isotropic"}): "shared-isotropic",
+             frozenset({"isotropic", "shared-isotropic"}): "shared-isotropic",
+             frozenset({"diagonal", "isotropic"}): "isotropic",
              frozenset({"diagonal", "shared-isotropic"}): "shared-isotropic"}
-_MEANS_MEET = {frozenset({"equal-norms", "antipodal"}): "antipodal", frozenset({"equal-norms", "coincident"}): "coincident"}
+_MEANS_MEET = {frozenset({"equal-norms", "antipodal"}): "antipodal",
+               frozenset({"equal-norms", "coincident"}): "coincident"}
 
 
 def _meet(key, a, b):
@@ -140,7 +143,8 @@ def violating_values(claim, assumption: Assumption, values: dict, rng):
         first = first or (new, {"assumption": assumption.name, "overrides": over, "also_breaks": broken})
     if first is not None:
         return first
-    return None, {"assumption": assumption.name, "note": "no configuration breaking it could be built from these values"}
+    return None, {"assumption": assumption.name,
+                  "note": "no configuration breaking it could be built from these values"}
 
 
 def admissible(claim, variant, values: dict, rng):

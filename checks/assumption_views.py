@@ -137,7 +137,7 @@ def view_of(values: dict, fields, kinds) -> MixtureView:
     return view
 
 
-def _like(old, new: Fraction):
+def _like(old, new):
     """``new`` written in the style of ``old``."""
     if isinstance(old, (list, tuple)):
         return [_like(o, n) for o, n in zip(old, new)]

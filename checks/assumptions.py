@@ -128,7 +128,8 @@ class _Builtin(Assumption):
             for f in self.fields:
                 field_value(defaults, f)  # raises KeyError naming the field
             return self
-        found = [k for k, v in defaults.items() if isinstance(v, dict) and {"weights", "means", "covariances"} <= set(v)]
+        found = [k for k,
+                 v in defaults.items() if isinstance(v, dict) and {"weights", "means", "covariances"} <= set(v)]
         found = found or [k for k in self.KINDS if k in defaults]
         if not found:
             raise KeyError(f"assumption {self.name}: name the parameter field(s) it constrains, "
@@ -237,7 +238,8 @@ class EqualWeights(_Builtin):
 
 class PiNotHalf(_Builtin):
     """Two classes of unequal proportions (pi_+ != 1/2)."""
-    NAME, TEXT, KINDS, BROKEN = "pi-not-half", "unequal class proportions, pi_+ != 1/2", ("weights",), {"weights": "equal"}
+    NAME, TEXT = "pi-not-half", "unequal class proportions, pi_+ != 1/2"
+    KINDS, BROKEN = ("weights",), {"weights": "equal"}
 
     def _pred(self, view):
         return len(set(view.weights)) == len(view.weights)
@@ -249,7 +251,8 @@ class PiNotHalf(_Builtin):
 
 class Centred(_Builtin):
     """The mixture is centred: sum_k pi_k m_k = 0."""
-    NAME, TEXT, KINDS, FAMILY = "centred", "the mixture is centred, sum_k pi_k m_k = 0", ("weights", "means"), {"centred": True}
+    NAME, TEXT = "centred", "the mixture is centred, sum_k pi_k m_k = 0"
+    KINDS, FAMILY = ("weights", "means"), {"centred": True}
 
     def _pred(self, view):
         D = len(view.means[0])

@@ -20,6 +20,7 @@ import hashlib
 import json
 import time
 from pathlib import Path
+from typing import cast
 
 __all__ = ["Checkpoint", "package_hash"]
 
@@ -33,7 +34,7 @@ def package_hash() -> str:
 
     h = hashlib.sha1()
     for mod in (softmix.theory, softmix.numerics, softmix.checks):
-        base = Path(mod.__file__).resolve().parent
+        base = Path(cast(str, mod.__file__)).resolve().parent
         for p in sorted(base.rglob("*.py")):
             if "__pycache__" in p.parts:
                 continue

@@ -12,10 +12,16 @@ import sys
 from pathlib import Path
 
 from .cli_common import UsageError, seed_arg as _seed
+from .cli_displays import cmd_displays as _cmd_displays
 from .cli_mutation import cmd_mutation as _cmd_mutation
 from .cli_numeric import cmd_attention as _cmd_attention, cmd_finite_prompt as _cmd_finite_prompt, cmd_risk as _cmd_risk
-from .cli_verify import (cmd_coverage as _cmd_coverage, cmd_list as _cmd_list, cmd_schema as _cmd_schema,
-                         cmd_show as _cmd_show, cmd_verify as _cmd_verify)
+from .cli_verify import (
+    cmd_coverage as _cmd_coverage,
+    cmd_list as _cmd_list,
+    cmd_schema as _cmd_schema,
+    cmd_show as _cmd_show,
+    cmd_verify as _cmd_verify,
+)
 
 __all__ = ["main", "build_parser", "UsageError"]
 
@@ -36,6 +42,12 @@ def _verdict_options(sp, quantity):
                     help=f"with --mc: test the limit of {quantity} against VALUE (a published constant) instead of "
                          "the closed form; refuted exits 1")
     sp.add_argument("--strict", action="store_true", help="with --mc: exit 1 also when the verdict is inconclusive")
+
+
+def _cmd_coverage_or_displays(args):
+    if args.displays or args.ledger or args.undecided:
+        return _cmd_displays(args)
+    return _cmd_coverage(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,10 +95,21 @@ def build_parser() -> argparse.ArgumentParser:
                          "own machinery on every run; see docs/engine.md); a warning is printed")
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_verify)
-    sp = sub.add_parser("coverage", help="which claims decide each numbered statement of the source documents")
-    sp.add_argument("--json", help="write {\"statements\": [...]} to this file")
+    sp = sub.add_parser("coverage", help="which claims decide each numbered statement (or, with --displays, each "
+                                         "displayed formula) of the source documents")
+    sp.add_argument("--json", help="write {\"statements\": [...]} (with --displays: {\"displays\": [...]}) "
+                         "to this file")
+    sp.add_argument("--displays", action="store_true",
+                    help="the display ledger: every $$ display of the paper, its class (step, estimate, statement, "
+                         "definition, imported, artefact) and the claim and derivation that decide it "
+                         "(docs/coverage.md)")
+    sp.add_argument("--ledger", action="append", default=[], metavar="FILE.toml",
+                    help="with --displays: read this ledger (repeatable) instead of the registered ones")
+    sp.add_argument("--undecided", action="store_true",
+                    help="with --displays: list only the unchecked step and estimate displays softmix could decide, "
+                         "in priority order")
     _plugin_option(sp)
-    sp.set_defaults(fn=_cmd_coverage)
+    sp.set_defaults(fn=_cmd_coverage_or_displays)
     sp = sub.add_parser("schema", help="print the JSON schema of 'verify --json' output")
     sp.set_defaults(fn=_cmd_schema)
     sp = sub.add_parser("mutation-score", help="mutate the library or the engine and count the mutants verify kills")
@@ -116,20 +139,24 @@ def build_parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=hlp)
         sp.add_argument("--mixture", required=True, metavar="FILE.json",
                         help="mixture file: {\"weights\": [...], \"means\": [[...]], \"covariances\": [[[...]]]}")
-        sp.add_argument("--U", required=True, metavar="FILE.json", help="key-query matrix U (D x D), a JSON list of rows")
+        sp.add_argument("--U", required=True, metavar="FILE.json",
+                        help="key-query matrix U (D x D), a JSON list of rows")
         sp.add_argument("--V", required=True, metavar="FILE.json", help="value matrix V (p x D), a JSON list of rows")
-        sp.add_argument("--query", required=True, metavar="Z1,Z2,...", help="the query z, comma-separated (decimals or p/q)")
+        sp.add_argument("--query", required=True, metavar="Z1,Z2,...",
+                        help="the query z, comma-separated (decimals or p/q)")
         sp.add_argument("--dps", type=int, help="decimal digits (mpmath); default: float64")
         sp.add_argument("--json", metavar="PATH", help="also write the printed JSON to PATH")
         if name == "finite-prompt":
             sp.add_argument("--mc", metavar="L1,L2,...", help="Monte Carlo at these prompt lengths")
-            sp.add_argument("--reps", type=int, default=2000, help="Monte Carlo replicates per prompt length (needs --mc)")
+            sp.add_argument("--reps", type=int, default=2000,
+                            help="Monte Carlo replicates per prompt length (needs --mc)")
             sp.add_argument("--seed", type=_seed, default=0, help="Monte Carlo seed")
             _verdict_options(sp, "L * MSE")
         sp.set_defaults(fn=fn)
     sp = sub.add_parser("risk", help="finite-prompt risk of several heads sharing one prompt (1/L coefficient)")
     for opt, hlp in (("--mixture", "token law: a mixture file {weights, means, covariances}"),
-                     ("--heads", "the heads sharing the prompt: a JSON list of {U, V, W?} (W defaults to the identity)"),
+                     ("--heads",
+                      "the heads sharing the prompt: a JSON list of {U, V, W?} (W defaults to the identity)"),
                      ("--queries", "query law: a mixture file of the same dimension as the tokens"),
                      ("--target", "the target: {B, noise_covariance} (JSON)")):
         sp.add_argument(opt, metavar="FILE.json", help=hlp + " (or --setting)")

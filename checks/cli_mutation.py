@@ -35,12 +35,12 @@ def cmd_mutation(args):
                 raise UsageError(f"unknown fault id(s): {', '.join(sorted(unknown))}")
             faults = [f for f in FAULTS if f.id in wanted]
 
-        def cb(done, total, row):
+        def fault_progress(done, total, row):
             if not args.quiet:
                 print(f"[{done}/{total}] {row['id']}: {'caught' if row['caught'] else 'SURVIVED'}"
                       f" {'; '.join(row['caught_by'][:2])}", file=sys.stderr, flush=True)
 
-        doc = mutation_score(faults, args.verify_seed, cb)
+        doc = mutation_score(faults, args.verify_seed, fault_progress)
         if args.json:
             with open(args.json, "w") as fh:
                 json.dump(doc, fh, indent=1)
@@ -69,8 +69,8 @@ def cmd_mutation(args):
             json.dump(doc, fh, indent=1)
     what = "" if doc["target"] == "library" else f"{doc['target']} "
     print(f"generated {what}mutants: {doc['sample']} of {doc['population']} (seed {doc['sample_seed']}), "
-          f"{doc['equivalent']} equivalent, {doc['timeouts']} timed out (not scored); killed by verify {doc['killed_by_verify']}/{doc['scored']} = "
-          f"{doc['score_verify']:.3f}; verify plus tests "
+          f"{doc['equivalent']} equivalent, {doc['timeouts']} timed out (not scored); killed by verify "
+          f"{doc['killed_by_verify']}/{doc['scored']} = {doc['score_verify']:.3f}; verify plus tests "
           f"{doc['killed_by_verify'] + doc['killed_by_tests']}/{doc['scored']} = {doc['score_verify_plus_tests']:.3f}")
     for t, sub in (doc.get("by_target") or {}).items():
         print(f"  {t}: killed by verify {sub['killed_by_verify']}/{sub['scored']}, verify plus tests "

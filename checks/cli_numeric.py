@@ -7,15 +7,16 @@ __all__ = ["cmd_attention", "cmd_finite_prompt", "cmd_risk"]
 
 
 def _load_inputs(args):
-    from softmix.numerics.mixture import GaussianMixture, read_matrix
     from softmix.numerics.errors import InputError
+    from softmix.numerics.mixture import GaussianMixture, read_matrix
 
     mix = GaussianMixture.load(args.mixture)
     U = read_matrix(args.U)
     V = read_matrix(args.V)
     D = mix.dim
     if len(U) != D or len(U[0]) != D:
-        raise InputError(f"{args.U}: expected U to be a {D}x{D} matrix (the mixture's dimension), got {len(U)}x{len(U[0])}")
+        raise InputError(f"{args.U}: expected U to be a {D}x{D} matrix (the mixture's dimension), got "
+                         f"{len(U)}x{len(U[0])}")
     if len(V[0]) != D:
         raise InputError(f"{args.V}: expected V to have {D} columns (the mixture's dimension), got {len(V[0])}")
     z = parse_query(args.query, D)
@@ -27,6 +28,7 @@ def _load_inputs(args):
 def cmd_attention(args):
     mix, U, V, z = _load_inputs(args)  # every input validated before the numerics (and SymPy) load
     import numpy as np
+
     from softmix.numerics import attention as A
     from softmix.numerics.precision import fmt_mp
 
@@ -41,9 +43,13 @@ def cmd_attention(args):
         Uf = np.array([[float(x) for x in r] for r in U])
         Vf = np.array([[float(x) for x in r] for r in V])
         zf = np.array([[float(x) for x in z]])
-        doc = {"softmax": A.softmax_attention(mix, Uf, Vf, zf)[0].tolist(),
-               "linear": A.linear_attention(mix, Uf, Vf, zf)[0].tolist(),
-               "gates": A.gates(mix, Uf, zf)[0].tolist()}
+        from softmix.numerics.errors import InputError
+        try:
+            doc = {"softmax": A.softmax_attention(mix, Uf, Vf, zf)[0].tolist(),
+                   "linear": A.linear_attention(mix, Uf, Vf, zf)[0].tolist(),
+                   "gates": A.gates(mix, Uf, zf)[0].tolist()}
+        except InputError as e:  # name the inputs that produced the overflow
+            raise InputError(f"{args.mixture}, {args.U}, {args.V}: {e}") from None
     write_json(doc, args.json)
     return 0
 
@@ -51,9 +57,11 @@ def cmd_attention(args):
 def cmd_finite_prompt(args):
     mix, U, V, z = _load_inputs(args)
     import numpy as np
+
     from softmix.numerics import finite_prompt as F
     from softmix.numerics.errors import InputError
     from softmix.numerics.precision import fmt_mp
+
     from .risk_cli import parse_compare
 
     compare = parse_compare(args)
@@ -87,7 +95,9 @@ def cmd_finite_prompt(args):
 def _finite_prompt_mc(args, mix, U, V, z, Ls, compare):
     """Simulated L * MSE per prompt length and the verdict on its limit (``checks.mc_verdict``)."""
     import numpy as np
+
     from softmix.numerics import finite_prompt as F
+
     from . import mc_verdict as MV
     from .montecarlo import finite_prompt_rows
 

@@ -153,7 +153,8 @@ def _progress(quiet: bool, verbose: bool):
         if quiet:
             return
         ctl = sum(c["refuted"] for c in r["negative_controls"])
-        msg = f"[{done}/{total}] {r['id']}: {r['verdict']} (controls refuted {ctl}/{len(r['negative_controls'])}) {r['seconds']:.1f}s"
+        msg = (f"[{done}/{total}] {r['id']}: {r['verdict']} (controls refuted {ctl}/{len(r['negative_controls'])}) "
+               f"{r['seconds']:.1f}s")
         print(msg, file=sys.stderr, flush=True)
         if verbose:
             print(json.dumps(r["evidence"], indent=1)[:4000], file=sys.stderr)

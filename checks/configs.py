@@ -1,29 +1,20 @@
-"""Generic configurations by construction, drawn from the run's seed (issue 11).
+"""Generic configurations by construction: the draws (issue 11).
 
 A claim decided only on a paper's configuration is blind to every term that vanishes there
 (equal-norm means, weights 1/2, symmetric matrices, tilts so small that log-space never
-matters, ...).  This module draws configurations where no such coincidence holds and runs a
-claim's own check on each, next to the configuration it was given:
+matters, ...).  This module holds the draws of configurations where no such coincidence holds:
+``mixture``, ``weights``, ``means``, ``spd``, ``matrix``, ``vector``, ``large_scores``,
+``rational``, each taking a NumPy ``Generator`` (in a claim's ``draw(rng, p, i)``, the engine
+passes ``ctx.stream("configuration", i)``: the same seed gives the same configurations, a
+different seed different ones, and a negative control is decided on exactly its claim's).
+Numbers are short decimals written as strings, so they parse exactly (Fractions) wherever a
+check works in exact or arbitrary-precision arithmetic.
 
-* draws (``mixture``, ``weights``, ``means``, ``spd``, ``matrix``, ``vector``, ``large_scores``,
-  ``rational``) are seeded by :func:`configuration_rng`, a stream keyed on (seed, claim id,
-  "configuration", index) only: the same seed gives the same configurations, a different seed
-  different ones, and a negative control is decided on exactly the configurations the claim is.
-  Numbers are short decimals written as strings, so they parse exactly (Fractions) wherever a
-  check works in exact or arbitrary-precision arithmetic.
-* :func:`combine` merges per-configuration verdicts (refuted if any configuration refutes; else
-  error if any errored; else inconclusive if any is; else confirmed if any is numeric; else
-  verified).  :func:`combine_control` is the rule for a negative control: a control is a wrong
-  *general* statement, so one configuration that refutes it is a counterexample and the control
-  is refuted; the configurations on which it was not refuted are listed in the evidence
-  (``control_power``), so a configuration on which the check has no power is visible.  (Requiring
-  a refutation on every drawn configuration made the exit code depend on the seed's draws: a
-  drawn configuration with a small effect leaves a control inconclusive without any defect.)
-* :func:`generic` wraps a check ``check(params, ctx)``: it runs it on the given parameters
-  ("paper", or "given" when the user overrode them) and on ``n`` drawn parameter sets
-  (``draw(rng, params, i) -> overrides``; 1 in the quick profile, 3 in full by default) and
-  records every configuration tried in ``evidence["configurations"]`` as
-  ``{"name", "values", "verdict"}`` (values: the overrides, the paper's being ``{}``).
+Running a claim on them is the engine's: ``@softmix.claim(..., configurations=softmix.Draws(draw,
+quick=1, full=3))`` (:mod:`softmix.checks.configurations`: the alpha split, the skipped draws,
+the control rule, the evidence).  ``generic`` and ``configuration_rng`` remain for the paper
+library until its port; ``combine`` and ``combine_control`` are those of
+:mod:`softmix.checks.verdicts`.
 
 The engine knows nothing of the paper: draws are about mixtures and matrices, not claims.
 """
@@ -34,25 +25,19 @@ from fractions import Fraction
 
 import numpy as np
 
-from .assumption_runs import admissible
-from .registry import Context, Outcome
-from .rules import alpha_share
+from .configurations import Draws, run_configurations
+from .registry import Context
+from .verdicts import combine, combine_control  # noqa: F401  (compat: removed after the paper port)
 
-__all__ = ["configuration_rng", "n_draws", "rational", "weights", "means", "spd", "matrix", "vector",
-           "mixture", "large_scores", "combine", "combine_control", "record", "generic"]
-
-_ORDER = ("refuted", "error", "inconclusive", "confirmed", "verified")
+__all__ = ["configuration_rng", "rational", "weights", "means", "spd", "matrix", "vector", "mixture", "large_scores",
+           "combine", "combine_control", "generic"]
 
 
 def configuration_rng(ctx: Context, index: int, *keys) -> np.random.Generator:
-    """Stream for drawn configuration ``index`` of ``ctx``'s claim: depends on (seed, claim id,
-    index, keys), never on the control variant or the profile."""
-    base = Context(ctx.claim_id, "any", ctx.seed)
-    return base.rng("configuration", int(index), *keys)
-
-
-def n_draws(ctx: Context, quick: int = 1, full: int = 3) -> int:
-    return int(full if ctx.full else quick)
+    """Stream for drawn configuration ``index`` of ``ctx``'s claim: ``ctx.stream("configuration",
+    index, *keys)`` (seed, claim id, index, keys; never the control or the profile)."""
+    # compat: removed after the paper port
+    return ctx.stream("configuration", int(index), *keys)
 
 
 # ---- draws ----------------------------------------------------------------------------------------
@@ -118,7 +103,8 @@ def means(rng, K: int, D: int, norm_range=(0.5, 2.5), equal_norms: bool = False,
             return ms
 
 
-_EQUAL_NORM_2D = [(3, 4), (4, 3), (0, 5), (5, 0), (3, -4), (-4, 3), (-3, 4), (4, -3), (-5, 0), (0, -5), (-3, -4), (-4, -3)]
+_EQUAL_NORM_2D = [(3, 4), (4, 3), (0, 5), (5, 0), (3, -4), (-4, 3), (-3, 4), (4, -3), (-5, 0), (0, -5), (-3, -4),
+                  (-4, -3)]
 
 
 def _signed_perms(v):
@@ -163,7 +149,7 @@ def spd(rng, D: int, rank: int | None = None, scale_range=(0.3, 2.0), digits: in
     r = D if rank is None else int(rank)
     while True:
         Lm = [[Fraction(int(rng.integers(-10, 11)), 10) for _ in range(r)] for _ in range(D)]
-        M = [[sum(Lm[i][k] * Lm[j][k] for k in range(r)) for j in range(D)] for i in range(D)]
+        M = [[sum((Lm[i][k] * Lm[j][k] for k in range(r)), Fraction(0)) for j in range(D)] for i in range(D)]
         Mf = np.array([[float(x) for x in row] for row in M])
         ev = np.linalg.eigvalsh(Mf)
         if np.linalg.matrix_rank(Mf, tol=1e-9) != r:
@@ -176,7 +162,8 @@ def spd(rng, D: int, rank: int | None = None, scale_range=(0.3, 2.0), digits: in
         if r == D and ev.min() < 0.1 * scale_range[0]:
             continue
         if any(M[i][j] != 0 for i in range(D) for j in range(D) if i != j) or D == 1:
-            return [[_dec(x, 2 * digits) if (x * 10**(2 * digits)).denominator == 1 else str(x) for x in row] for row in M]
+            return [[_dec(x, 2 * digits) if (x * 10**(2 * digits)).denominator == 1 else str(x) for x in row]
+                    for row in M]
 
 
 def matrix(rng, rows: int, cols: int | None = None, low: float = -1.0, high: float = 1.0, symmetric: bool = False,
@@ -253,7 +240,7 @@ def _structured_means(rng, K, D, spec, w, norm_range):
 def large_scores(rng, n: int, low: float = 1000.0, high: float = 5000.0) -> list[str]:
     """Scores in the thousands (where exp overflows in double precision and only a log-space
     evaluation survives), with distinct values and both signs."""
-    out = []
+    out: list = []
     while len(out) < n:
         v = rational(rng, low, high, 1)
         v = v if rng.random() < 0.5 else "-" + v
@@ -264,99 +251,21 @@ def large_scores(rng, n: int, low: float = 1000.0, high: float = 5000.0) -> list
     return out
 
 
-# ---- combining verdicts ---------------------------------------------------------------------------
-def combine(verdicts) -> str:
-    """refuted if any configuration refutes; else error if any errored; else inconclusive if any
-    is; else confirmed if any is (numeric evidence somewhere); else verified."""
-    vs = list(verdicts)
-    if not vs:
-        return "inconclusive"
-    for v in _ORDER:
-        if v in vs:
-            return v
-    raise ValueError(f"unknown verdicts {vs}")
-
-
-def combine_control(verdicts) -> str:
-    """A negative control is refuted when some configuration refutes it (a counterexample to the
-    wrong statement); otherwise the combination of the configurations' verdicts (the control
-    survived)."""
-    vs = list(verdicts)
-    if any(v == "refuted" for v in vs):
-        return "refuted"
-    return combine(vs)
-
-
-def record(evidence: dict, rows: list[dict]) -> dict:
-    """Put the configurations tried into ``evidence["configurations"]`` (list of {name, values,
-    verdict[, evidence]}) and return the evidence."""
-    evidence["configurations"] = rows
-    return evidence
-
-
+# ---- compat: removed after the paper port ------------------------------------------------------------
 def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
-    """Decorator: decide ``check`` on the given parameters and on drawn configurations.
+    """Decorator of an old-style check ``check(params: dict, ctx)``: decide it on the given
+    parameters and on drawn configurations -- :func:`softmix.checks.configurations.run_configurations`
+    with ``Draws(draw, quick, full, keep_evidence)`` (``draw`` receives the parameters as a dict).
+    Write ``@softmix.claim(..., configurations=softmix.Draws(draw, quick=1, full=3))`` instead."""
+    # compat: removed after the paper port
+    draws = Draws(draw, quick, full, keep_evidence)
 
-    ``draw(rng, params, i)`` returns the parameter overrides of drawn configuration ``i`` (1-based)
-    or ``None`` to skip it.  The returned outcome's evidence is the given configuration's, plus
-    ``configurations`` (every configuration with its verdict; a drawn one's own evidence under
-    ``evidence`` when ``keep_evidence``) and ``combined_rule``.
-    """
     def deco(check):
         @functools.wraps(check)
         def wrapper(params, ctx):
-            claim = ctx.claim_object()
-            paper = claim is not None and params == claim.params(ctx.profile)
-            n = n_draws(ctx, quick, full)
-            share = 1.0 / (1 + n)  # the claim's alpha, split over its configurations before any is drawn
-            with alpha_share(share):
-                first = check(params, ctx)
-            rows = [{"name": "paper" if paper else "given", "values": {}, "verdict": first.verdict}]
-            verdicts = [first.verdict]
-            skipped = []
-            for i in range(1, n + 1):
-                over = draw(configuration_rng(ctx, i), dict(params), i)
-                if over is None:
-                    continue
-                p, why = admissible(claim, ctx.variant, {**params, **over}, configuration_rng(ctx, i, "assumption"))
-                if p is None:  # a draw outside the statement's assumptions is not one of its configurations
-                    skipped.append({"name": f"drawn-{i}", "values": over, "reason": why})
-                    continue
-                try:
-                    with alpha_share(share):
-                        out = check(p, ctx)
-                except Exception as e:  # a crash on a drawn configuration is an error, never a pass
-                    out = Outcome("error", {"exception": f"{type(e).__name__}: {e}"})
-                row = {"name": f"drawn-{i}", "values": over, "verdict": out.verdict}
-                if keep_evidence:
-                    row["evidence"] = out.evidence
-                rows.append(row)
-                verdicts.append(out.verdict)
-            rule = combine_control if ctx.variant else combine
-            ev = dict(first.evidence)
-            findings = list(ev.get("findings", []))
-            for r in rows[1:]:
-                if r["verdict"] == "refuted" and not ctx.variant:
-                    ev.setdefault("refuted_on", []).append(r["name"])
-                for f in (r.get("evidence") or {}).get("findings", []) if not ctx.variant else []:
-                    findings.append({"configuration": r["name"], **f} if isinstance(f, dict) else
-                                    {"configuration": r["name"], "finding": f})
-            if findings:
-                ev["findings"] = findings
-            if ctx.variant:
-                ev["control_power"] = {"refuted_on": [r["name"] for r in rows if r["verdict"] == "refuted"],
-                                       "not_refuted_on": [r["name"] for r in rows if r["verdict"] != "refuted"]}
-            ev["configurations"] = rows
-            if skipped:
-                ev["skipped_configurations"] = skipped
-            ev["combined_rule"] = ("control: refuted if some configuration refutes it (a counterexample); the others are "
-                                   "listed under control_power" if ctx.variant else
-                                   "refuted if any configuration refutes; else error, inconclusive, confirmed, "
-                                   "verified in that order")
-            ev["alpha_split"] = (f"each of the {1 + n} configurations' statistical tests draw from 1/{1 + n} of the "
-                                 "claim's alpha (Bonferroni over configurations)")
-            return Outcome(rule(verdicts), ev)
+            return run_configurations(ctx.claim_object(), draws, params, ctx, lambda p: check(p, ctx))
 
-        wrapper.generic_draw = draw
+        wrapper.generic_draw = draw  # type: ignore[attr-defined]
+        wrapper.draws = draws  # type: ignore[attr-defined]
         return wrapper
     return deco

@@ -15,7 +15,7 @@ rows that ``softmix coverage`` prints and writes as JSON.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 __all__ = ["STATUSES", "Statement", "STATEMENTS", "register_statement", "coverage_table", "CoverageError"]
 

@@ -2,8 +2,8 @@
 parts only (the client, the executor that :func:`softmix.checks.runner.run_claims` runs claims
 on, replicate batches as tasks).
 
-Every claim derives its random numbers from ``Context.seed_sequence`` (keyed by seed, claim id,
-control variant and keys) and replicate batches from ``SeedSequence(seed).spawn``, so a task
+Every claim derives its random numbers from ``Context.stream`` (keyed by seed, claim id, purpose
+and keys: :mod:`softmix.checks.streams`) and replicate batches from ``SeedSequence(seed).spawn``, so a task
 draws the same numbers wherever it runs: a distributed run gives the same results as a local
 run with the same seed (only the timings differ).
 

@@ -23,12 +23,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
 import mpmath as mpm
 import sympy as sp
 
 from .api import claim, decide, part
 from .rules import AlphaFamily, Residual, ZTest
+
+if TYPE_CHECKING:
+    from .registry import Claim
 
 __all__ = ["Canary", "canaries", "expected_judgement", "observed_judgement", "run_engine_controls",
            "engine_failures", "summary_line", "failure_lines", "for_verify", "judge_verify", "print_verify"]
@@ -42,7 +46,7 @@ class Canary:
 
     id: str
     description: str
-    build: object  # () -> Claim
+    build: Callable[[], Claim]
     verdict: str
     controls: dict
     passed: bool

@@ -10,7 +10,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from .rules import ALPHA, Rule, ZTest, _finite_positive, _margin_check, _verdict, t_critical, z_critical
+from .rules import ALPHA, Rule, ZTest, _finite_positive, _margin_check, t_critical, z_critical
+from .verdicts import verdict_of
 
 __all__ = ["InverseLRule", "SlopeRule", "decay_rate_decision", "fit_inverse_L", "fit_loglog_slope", "mean_se_dof"]
 
@@ -92,7 +93,8 @@ class InverseLRule(Rule):
             " x |predicted|" if self.relative else "")
         return (f"{self.name}: fit y(L) = a + b/L by weighted least squares (known Monte Carlo standard errors), "
                 f"two-sided z-test of a == predicted (Bonferroni over coordinates) and, with >= 3 prompt lengths, a "
-                f"chi-square goodness-of-fit test per coordinate (Bonferroni over coordinates); level {self.alpha:.3g} split between them{m}")
+                f"chi-square goodness-of-fit test per coordinate (Bonferroni over coordinates); level {self.alpha:.3g} "
+                f"split between them{m}")
 
     def decide(self, Ls, values, ses, predicted, n_samples=None, predicted_se=None) -> dict:
         """``predicted_se``: the standard error of ``predicted`` when it is itself a Monte Carlo estimate
@@ -124,9 +126,9 @@ class InverseLRule(Rule):
             if not fit_ok:
                 passed, verdict = False, "refuted"
         out.update({"passed": passed, "verdict": verdict})
-        for k in ("half_width", "margin", "precise_enough", "samples_to_settle", "samples_unit"):
-            if k in zt:
-                out[k] = zt[k]
+        for key in ("half_width", "margin", "precise_enough", "samples_to_settle", "samples_unit"):
+            if key in zt:
+                out[key] = zt[key]
         return self._wrap(out)
 
 
@@ -231,7 +233,8 @@ class SlopeRule(Rule):
                                   "normal-quantile slope interval", "chi-square goodness of fit")
         else:
             ses, interval, gof = (f"Monte Carlo standard errors (delta method, no inflation; estimated with "
-                                  f"{se_dof:.4g} effective dof)", "Student-quantile slope interval", "F goodness of fit")
+                                  f"{se_dof:.4g} effective dof)", "Student-quantile slope interval",
+                                  "F goodness of fit")
         if not self.gof:
             return (f"{self.name}: weighted least squares {model} with {ses}, {interval} at level {self.alpha:.3g} "
                     f"(no goodness-of-fit test: the claim is about the sign/size of the slope, not a power law); "
@@ -267,7 +270,7 @@ class SlopeRule(Rule):
         lo, hi = fit["ci"]
         out = {"fit": fit, "alpha": self.alpha, "interval_alpha": a_int}
         if self.mode == "contains":
-            passed = bool(lo <= self.target <= hi)
+            passed: bool | None = bool(lo <= self.target <= hi)
         else:
             passed = True if hi < self.target else (False if lo > self.target else None)
         if gof:
@@ -285,7 +288,7 @@ class SlopeRule(Rule):
                 passed = False
         _margin_check(out, (hi - lo) / 2, self.margin, n_samples, "replicates per prompt length")
         out["passed"] = passed
-        out["verdict"] = _verdict(passed, out["precise_enough"])
+        out["verdict"] = verdict_of({"passed": passed, "precise_enough": out["precise_enough"]})
         if passed is None:
             out["reason"] = f"the slope interval [{lo:.3g}, {hi:.3g}] straddles {self.target:g}"
             if self.margin is None and "samples_to_settle" not in out and n_samples:
@@ -331,13 +334,12 @@ def decay_rate_decision(alpha, Ls, values, ses, finite_pred, band, n_samples, na
     else:
         passed = True
     dec["passed"] = passed
-    dec["verdict"] = "inconclusive" if passed is None else (
-        "refuted" if not passed else ("confirmed" if dec["precise_enough"] else "inconclusive"))
+    dec["verdict"] = verdict_of({"passed": passed, "precise_enough": dec["precise_enough"]})
     conf = "" if margin is None else f"; confirmed only if the half-width <= {margin:g}"
     dec["rule"] = (f"{name}: weighted least squares log v = c + s log L with known Monte Carlo standard errors (delta "
-                   f"method, no inflation), normal-quantile slope interval at level {alpha:.3g}, no goodness-of-fit test "
-                   f"(slowly varying (ln L)^b factors); an infinite coefficient passes iff the interval lies above -1 and "
-                   f"meets the slopes {[round(x, 4) for x in allowed]} that a sum of a 1/L part and "
+                   f"method, no inflation), normal-quantile slope interval at level {alpha:.3g}, no goodness-of-fit "
+                   "test (slowly varying (ln L)^b factors); an infinite coefficient passes iff the interval lies above "
+                   f"-1 and meets the slopes {[round(x, 4) for x in allowed]} that a sum of a 1/L part and "
                    f"L^(-1/(2 lambda)) (ln L)^b parts can show (asymptotic band {[round(x, 4) for x in band]}); "
                    f"containing -1 is inconclusive; a finite prediction passes iff the interval contains -1{conf}")
     return dec

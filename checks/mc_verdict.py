@@ -24,6 +24,7 @@ inconclusive; exit 0 / 1 / 0 (1 with ``--strict``).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -69,9 +70,10 @@ def finite_prompt_reach(mix, U, V, z, Ls) -> dict:
            **r, "allowance_coefficient": abs(e["c4"]) if math.isfinite(e["c4"]) else None}
     if not r["inside"]:
         out["reason"] = (f"few effective tokens: rho = {e['rho2']:.4g} leaves L / rho = {min(Ls) / e['rho2']:.3g} at "
-                         f"L = {min(Ls)}, where the expansion's first correction |c3| / (m2 L) = {r['first_correction']:.3g} "
-                         f"and first omitted term |c4| / (m2 L^2) = {r['first_omitted']:.3g} are not below {TERM_RATIO} "
-                         f"and {TERM_RATIO ** 2}: the remainder is not O(1/L) yet")
+                         f"L = {min(Ls)}, where the expansion's first correction |c3| / (m2 L) = "
+                         f"{r['first_correction']:.3g} and first omitted term |c4| / (m2 L^2) = "
+                         f"{r['first_omitted']:.3g} are not below {TERM_RATIO} and {TERM_RATIO ** 2}: the remainder "
+                         f"is not O(1/L) yet")
         out["settle_lengths"] = _grid(r["L_reach"], Ls) if r["L_reach"] else None
     return out
 
@@ -80,14 +82,14 @@ def risk_reach(mix, heads, target, queries, lam: float, Ls) -> dict:
     """Reach of the a + b/L fit of L (R_L - R_inf) averaged over queries (rules of the module docstring)."""
     from softmix.numerics.expansion_reach import TERM_RATIO, averaged_tilt_ratio
 
-    out = {"lambda": lam, "lambda_bound": RISK_LAMBDA_BOUND}
+    out: dict[str, Any] = {"lambda": lam, "lambda_bound": RISK_LAMBDA_BOUND}
     if lam >= RISK_LAMBDA_BOUND:
         f = 1 / (1 / (4 * lam) - 1 / 2)  # L must grow 10^f-fold for a 10-fold smaller remainder
         out.update({"inside": False, "settle_lengths": None,
                     "reason": (f"lambda* = {lam:.4g} >= 1/6: the query average of the expansion's next coefficient is "
                                f"infinite and the remainder of L (R_L - R_inf) decays like L^(1/2 - 1/(4 lambda*)) = "
-                               f"L^{0.5 - 1 / (4 * lam):.3g}, not like 1/L, so no grid makes a + b/L decide the limit (a "
-                               f"10-fold smaller remainder needs {10 ** f:.3g}-fold longer prompts); heads with "
+                               f"L^{0.5 - 1 / (4 * lam):.3g}, not like 1/L, so no grid makes a + b/L decide the limit "
+                               f"(a 10-fold smaller remainder needs {10 ** f:.3g}-fold longer prompts); heads with "
                                f"lambda* < 1/6 are within reach")})
         return out
     t = averaged_tilt_ratio(mix, heads, target, queries, lam)
@@ -96,8 +98,9 @@ def risk_reach(mix, heads, target, queries, lam: float, Ls) -> dict:
                 "inside": bool(min(Ls) >= L_reach), "allowance_coefficient": None})
     if not out["inside"]:
         out["reason"] = (f"few effective tokens: the query-averaged weight-moment ratio r3 = E[rho3/rho2 K_var] / "
-                         f"E[K_var] = {t['ratio']:.4g} makes the first correction 2 r3 / L = {out['first_correction']:.3g} "
-                         f"> {TERM_RATIO} at L = {min(Ls)}: the remainder is not O(1/L) yet")
+                         f"E[K_var] = {t['ratio']:.4g} makes the first correction 2 r3 / L = "
+                         f"{out['first_correction']:.3g} > {TERM_RATIO} at L = {min(Ls)}: the remainder is not O(1/L) "
+                         f"yet")
         out["settle_lengths"] = _grid(L_reach, Ls)
     return out
 
@@ -176,9 +179,9 @@ def limit_decision(Ls, values, ses, *, closed_form, closed_form_se=None, compare
     gof = dec.get("goodness_of_fit")
     if gof is not None and not gof["passed"]:
         out.update({"verdict": "inconclusive", "settle": {"prompt_lengths": [4 * int(x) for x in Ls]},
-                    "reason": (f"the a + b/L model does not fit (chi-square {gof['chi2'][0]:.3g} > {gof['critical']:.3g} at "
-                               f"{gof['dof']} dof): terms beyond 1/L are visible over this grid, so its limit cannot be "
-                               "extrapolated; longer prompts would settle it")})
+                    "reason": (f"the a + b/L model does not fit (chi-square {gof['chi2'][0]:.3g} > "
+                               f"{gof['critical']:.3g} at {gof['dof']} dof): terms beyond 1/L are visible over this "
+                               "grid, so its limit cannot be extrapolated; longer prompts would settle it")})
         return out
     gap = abs(a - value)
     allow = _allowance(Ls, ses, reach["allowance_coefficient"]) if reach.get("allowance_coefficient") else 0.0
@@ -225,14 +228,14 @@ def rate_decision(Ls, values, ses, *, lam: float, log_power, compare=None, famil
     out = {"statement": stmt, "past_threshold": True, "lambda": lam, "rate_exponent": -1 / (2 * lam),
            "band": band, "verdict": dec["verdict"], "rule": dec["rule"], "alpha": family.ledger(), "test": dec,
            "closed_form": None, "value_tested": compare}
-    fit = dec.get("fit")
+    fit: Any = dec.get("fit")
     if fit is not None:
         out.update({"slope": fit["slope"], "slope_interval": fit["ci"]})
     if "allowed_slopes" in dec:
         out["allowed_slopes"] = dec["allowed_slopes"]
     if dec["verdict"] == "refuted":
-        out["reason"] = (f"the slope interval [{fit['ci'][0]:.3g}, {fit['ci'][1]:.3g}] excludes -1: the decay is slower "
-                         "than 1/L, so no finite constant" if finite else
+        out["reason"] = (f"the slope interval [{fit['ci'][0]:.3g}, {fit['ci'][1]:.3g}] excludes -1: the decay is "
+                         "slower than 1/L, so no finite constant" if finite else
                          f"the slope interval [{fit['ci'][0]:.3g}, {fit['ci'][1]:.3g}] lies outside the allowed "
                          f"{[round(x, 3) for x in dec.get('allowed_slopes', band)]}")
     elif dec["verdict"] == "inconclusive":

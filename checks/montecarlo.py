@@ -8,7 +8,7 @@ For each prompt length L, R seeded replicates of T[mu_hat_L](z) give:
   is fitted with an interval and tested against -1/2 (``fits.SlopeRule``).
 
 The three tests share ONE family-wise alpha (``rules.AlphaFamily``): a third each, recorded in the
-study's ``alpha`` ledger; ``verdict`` combines them (``rules.combine``).
+study's ``alpha`` ledger; ``verdict`` combines them (``verdicts.combine``).
 """
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ import numpy as np
 
 from softmix.numerics.finite_prompt import finite_prompt_constants, simulate_outputs
 
-from .rules import AlphaFamily, ZTest, combine
 from .fits import InverseLRule, SlopeRule, mean_se_dof
+from .rules import AlphaFamily, ZTest
+from .verdicts import combine
 
 __all__ = ["finite_prompt_study", "finite_prompt_rows", "mc_errors"]
 
@@ -69,6 +70,7 @@ def finite_prompt_study(mix, U, V, z, Ls, R, seed, alpha: float | None = None, l
             Lv, [r["L_mean_error"] for r in rows], [r["L_mean_error_se"] for r in rows], c["bias"], R)
         mse_test = InverseLRule(a_mse, relative_margin, relative=True, name="L*MSE limit").decide(
             Lv, [r["L_mse"] for r in rows], [r["L_mse_se"] for r in rows], c["mse"], R)
+        assert a_slope is not None  # taken above whenever there are several lengths
         slope = SlopeRule(a_slope, -0.5, remainder=len(set(Lv)) >= 3, name="RMSE log-log slope").decide(
             Lv, [r["rmse"] for r in rows], [r["rmse_se"] for r in rows], R, se_dof=[r["se_dof"] for r in rows])
     else:  # one prompt length: nothing to extrapolate; the O(1/L) remainder is not modelled
@@ -82,5 +84,5 @@ def finite_prompt_study(mix, U, V, z, Ls, R, seed, alpha: float | None = None, l
     return {"replicates": int(R), "seed": int(seed), "method": method, "per_L": rows,
             "bias_coefficient": np.asarray(c["bias"]).tolist(), "mse_coefficient": float(c["mse"]),
             "bias_limit_test": bias_test, "mse_limit_test": mse_test, "rmse_slope_test": slope,
-            "alpha": fam.ledger(), "verdict": combine(*tests),
+            "alpha": fam.ledger(), "verdict": combine(tests),
             "rule": " | ".join(t["rule"] for t in tests)}

@@ -21,9 +21,9 @@ bool       ``and`` <-> ``or``, ``not x`` -> ``x``, ``True`` <-> ``False``
 
 Docstrings, other strings, ``__all__``, decorators and type annotations are never mutated.  A
 candidate whose source does not compile, or that equals the original or another candidate
-textually, is dropped (compilation is checked when a mutant is sampled).  The population is sorted by (file, line, column, operator, text) and
-:func:`sample_mutants` draws from it with ``random.Random(seed)``: same seed, same sample.
-What is exact: the enumeration and the sample are deterministic functions of the sources and the
+textually, is dropped (compilation is checked when a mutant is sampled).  The population is sorted
+by (file, line, column, operator, text) and :func:`sample_mutants` draws from it with ``random.Random(seed)``: same
+seed, same sample. What is exact: the enumeration and the sample are deterministic functions of the sources and the
 seed.  Nothing here decides whether a mutant matters (see :mod:`softmix.checks.mutation`).
 """
 from __future__ import annotations
@@ -33,6 +33,7 @@ import hashlib
 import random
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["Mutant", "OPERATORS", "mutants_of_source", "generate_mutants", "sample_mutants",
            "apply_mutant", "compiles", "sources_hash", "MUTATED_DIRS", "ENGINE_DIR", "ENGINE_EXCLUDED",
@@ -109,7 +110,9 @@ def _candidates(node, parent, in_index: bool):
     """(operator, replacement AST or text) pairs for one node."""
     import copy
 
-    out = []
+    out: list[tuple[str, Any]] = []
+    n: Any  # the mutated copy: a node of the same kind as ``node``
+    op: Any
     if isinstance(node, ast.BinOp):
         if isinstance(node.op, (ast.Add, ast.Sub)):
             n = copy.deepcopy(node)
@@ -158,7 +161,7 @@ def _candidates(node, parent, in_index: bool):
         out.append(("transpose", node.value))
     elif isinstance(node, ast.Call):
         if _is_rational_call(node):
-            p, q = node.args[0].value, node.args[1].value
+            p, q = node.args[0].value, node.args[1].value  # type: ignore[attr-defined]  # two constants
             for a, b in ((2 * p, q), (p, 2 * q)):
                 n = copy.deepcopy(node)
                 n.args = [ast.Constant(a), ast.Constant(b)]
@@ -300,7 +303,7 @@ def sample_mutants(mutants: list[Mutant], n: int, seed: int, root: Path | None =
     permutation of the population, skipping those that do not compile when ``root`` is given;
     returned in population order.  Same population and seed, same sample."""
     order = random.Random(seed).sample(range(len(mutants)), len(mutants))
-    idx = []
+    idx: list[int] = []
     for i in order:
         if len(idx) >= n:
             break

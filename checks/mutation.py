@@ -46,6 +46,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from .mutation_driver import kill_reasons
 from .mutation_faults import FAULTS, Fault, apply_fault
@@ -93,8 +94,8 @@ def _copy_tree(dst: Path, root: Path | None = None) -> None:
 def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900, root: Path | None = None) -> dict:
     """Apply one hand-written fault to a copy of the source tree at ``root`` (default: this
     checkout) and report which of its claims and tests catch it."""
-    with tempfile.TemporaryDirectory(prefix="softmix-mut-") as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="softmix-mut-") as tmp_name:
+        tmp = Path(tmp_name)
         _copy_tree(tmp, root)
         apply_fault(fault, tmp)
         out = tmp / "out.json"
@@ -102,7 +103,8 @@ def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900, root: Path
         by = []
         if fault.tests:
             code = ("import sys; sys.path.insert(0, %r); import pytest; "
-                    "sys.exit(pytest.main(['-o', 'addopts=', '-q', '-x', '-p', 'no:cacheprovider', *sys.argv[1:]]))" % str(tmp))
+                    "sys.exit(pytest.main(['-o', 'addopts=', '-q', '-x', '-p', 'no:cacheprovider', *sys.argv[1:]]))"
+                    % str(tmp))
             try:
                 t = subprocess.run([sys.executable, "-c", code, *fault.tests], capture_output=True, text=True,
                                    env=env, cwd=tmp, timeout=timeout)
@@ -112,7 +114,8 @@ def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900, root: Path
                 pass
         if not fault.claims:
             return {"id": fault.id, "description": fault.description, "caught": bool(by), "caught_by": by}
-        code = ("import sys; sys.path.insert(0, %r); from softmix.checks.cli import main; sys.exit(main(sys.argv[1:]))" % str(tmp))
+        code = ("import sys; sys.path.insert(0, %r); from softmix.checks.cli import main; sys.exit(main(sys.argv[1:]))"
+                % str(tmp))
         cmd = [sys.executable, "-c", code, "verify", *fault.claims, "--quiet", "--json", str(out), "--seed", str(seed)]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp, timeout=timeout)
@@ -265,8 +268,8 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
     groups = [g for g in groups if g]
 
     def one(group):
-        with tempfile.TemporaryDirectory(prefix="softmix-tmap-") as tmp:
-            tmp = Path(tmp)
+        with tempfile.TemporaryDirectory(prefix="softmix-tmap-") as tmp_name:
+            tmp = Path(tmp_name)
             _copy_tree(tmp, root)
             spec, out = tmp / "spec.json", tmp / "out.json"
             spec.write_text(json.dumps({"mode": "testmap", "root": str(tmp), "files": group, "dirs": list(dirs)}))
@@ -275,7 +278,9 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
                 raise RuntimeError(f"test map of {group} failed (exit {r.returncode}): {r.stderr.strip()[-400:]}")
             return json.loads(out.read_text())
 
-    lines, failed, seconds = {}, [], {}
+    lines: dict = {}
+    failed: list = []
+    seconds: dict = {}
     for i, (g, res) in enumerate(_parallel(one, groups, jobs)):
         for f, by in res["lines"].items():
             dst = lines.setdefault(f, {})
@@ -380,13 +385,13 @@ def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test
                                                              "mutated", "function")},
            "file": m.path, "claims": ids, "status": None, "killed_by": [], "stage": None, "equivalence": None}
     del row["path"]
-    with tempfile.TemporaryDirectory(prefix="softmix-mut-") as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="softmix-mut-") as tmp_name:
+        tmp = Path(tmp_name)
         _copy_tree(tmp, root)
         apply_mutant(m, tmp)
         if not ids:
             row["equivalence"] = "not covered by any claim"
-            res = None
+            res: Any = None  # the verify run's record (a dict) when there is one
         else:
             recs = cmap["claims"]
             limit = min(1500.0, 60 + 3 * sum(recs[c]["seconds"] for c in ids))
@@ -415,9 +420,9 @@ def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test
                 and res["diff"]["compared"] > 0 and not res["diff"]["differed"]
             if res is not None and not eq:
                 d = res["diff"]
+                changed = "function output changed: " + d.get("first_difference", "")
                 row["equivalence"] = ("not equivalent: " + ("evidence changed" if not res["evidence_identical"] else
-                                      d["unsupported"] or ("function never called" if not d["compared"]
-                                                           else "function output changed: " + d.get("first_difference", ""))))
+                                      d["unsupported"] or ("function never called" if not d["compared"] else changed)))
             elif eq:
                 row["equivalence"] = (f"equivalent: evidence of {len(ids)} claim(s) identical to the clean run and "
                                       f"{res['diff']['compared']} call(s) of {m.function} unchanged at 40 digits")
@@ -526,7 +531,7 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     out = [rows[m.id] for m in chosen]
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
-    extra = {}
+    extra: dict[str, Any] = {}
     if erec is not None:
         extra["engine_stage"] = {"claims": sorted(erec["claims"]), "engine_controls": sorted(erec["engine_controls"]),
                                  "seconds": erec["seconds"], "engine_hash": erec["hash"],

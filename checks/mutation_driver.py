@@ -35,6 +35,7 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 __all__ = ["evidence_digest", "strip_timings", "same_value", "kill_reasons", "main"]
 
@@ -181,6 +182,9 @@ class _Diff:
             diff.calls += 1
             if diff.differed or diff.compared >= diff.limit:
                 return mutated(*args, **kwargs)
+            a2: Any
+            k2: Any
+            err: Exception | None
             try:
                 a2, k2 = copy.deepcopy(args), copy.deepcopy(kwargs)
             except Exception:
@@ -238,10 +242,10 @@ def _install_diff(module_name: str, path: Path, qualname: str, diff: _Diff) -> s
     pkg = module_name.rpartition(".")[0]
     name_twin = f"{pkg}._softmix_clean_twin"
     spec = importlib.util.spec_from_file_location(name_twin, path)
-    twin = importlib.util.module_from_spec(spec)
+    twin = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]  # a .py path has one
     twin.__package__ = pkg
     sys.modules[name_twin] = twin  # dataclasses look their module up in sys.modules
-    spec.loader.exec_module(twin)
+    spec.loader.exec_module(twin)  # type: ignore[union-attr]
     _, clean = _resolve(twin, qualname)
     wrapper = diff.wrap(mutated, clean)
     name = qualname.split(".")[-1]
@@ -342,9 +346,8 @@ def _testmap(spec: dict) -> dict:
 
 
 def _mutant(spec: dict) -> dict:
-    root = Path(spec["root"])
-    out = {"killed_by": [], "claims_run": [], "evidence_identical": True,
-           "diff": {"calls": 0, "compared": 0, "differed": None, "unsupported": ""}}
+    out: dict[str, Any] = {"killed_by": [], "claims_run": [], "evidence_identical": True,
+                           "diff": {"calls": 0, "compared": 0, "differed": None, "unsupported": ""}}
     try:
         importlib.import_module(spec["module"])
         from softmix.checks.registry import load_all

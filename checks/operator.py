@@ -50,8 +50,15 @@ from .assumption_runs import BASE_FAMILY
 from .assumptions import Assumption, control_id, resolve
 from .operator_family import RESERVED_SYMBOL, Head, Instance, _generic_head, _instance  # noqa: F401 (_generic_head: public to the tests)
 from .operator_model import classify_refutations, model_violations
-from .operator_reference import (compare, definition_by_quadrature, exact_matrix, exact_operator, rational_matrix,
-                                 sym_mixture, to_mp)
+from .operator_reference import (
+    compare,
+    definition_by_quadrature,
+    exact_matrix,
+    exact_operator,
+    rational_matrix,
+    sym_mixture,
+    to_mp,
+)
 from .registry import Control
 from .rules import Residual
 
@@ -137,7 +144,8 @@ def _fails(stated, inst: Instance, rule):
         try:
             val = to_mp(_call(stated, inst.smix, inst.U, inst.V, inst.z, "stated", inst.symbols), rule.dps)
         except ArithmeticError as e:
-            return True, {"dim": inst.dim, "passed": False, "verdict": "refuted", "reason": str(e), "rule": rule.describe()}
+            return True, {"dim": inst.dim, "passed": False, "verdict": "refuted", "reason": str(e),
+                          "rule": rule.describe()}
         res = max(abs(x - y) for x, y in zip(val, ref))
         row = {"dim": inst.dim, **rule.decide(res, max(abs(x) for x in ref))}
         row["stated_value"] = [mpm.nstr(x, 20) for x in val]
@@ -247,7 +255,8 @@ def _can_differ(probe, perturbed) -> bool:
 
 
 def _controls(head: Head, stated, probe, id):
-    controls, not_built = {}, {}
+    controls: dict = {}
+    not_built: dict = {}
     candidates = ["dropped-term", "flipped-sign"] + (["gate-argument"] if probe.atoms(sp.exp) else [])
     candidates += ["transposed-U"] if head.D >= 2 else []
     mix, U, V, z, syms = head.symbolic(head.spec())
@@ -255,7 +264,8 @@ def _controls(head: Head, stated, probe, id):
         if _can_differ(probe, _call(perturb(stated, name), mix, U, V, z, id, syms)):
             controls[name] = CONTROLS[name]
         else:
-            not_built[name] = "cannot differ from the statement on the declared model (equal at random points of the family)"
+            not_built[name] = ("cannot differ from the statement on the declared model (equal at random points of the "
+                               "family)")
     for a in head.assumptions:
         _probe(head, stated, id, drop=a)
         controls[control_id(a.name)] = Control(
@@ -295,7 +305,7 @@ def _symbolic_part(head, stated, spec, ctx, id, source, assumptions, kept):
     # a refutation must hold inside the model; a perturbation control is a wrong map by construction (its
     # refutation decides nothing about the model), so only the claim and its assumption-dropped controls pay for this
     if sym.verdict == "refuted" and (ctx.variant is None or ctx.variant not in CONTROLS):
-        seed = int(ctx.shared_rng("model-points").integers(0, 10**6))
+        seed = int(ctx.stream("model-points").integers(0, 10**6))
         if not classify_refutations(sym.rows, pairs, kept, spec["covariance"], seed):
             statuses = [r["status"] for r in sym.rows]
             sym.verdict = "verified" if all(s == "proven" for s in statuses) else "unproven"
@@ -338,7 +348,8 @@ def _numeric_part(p, ctx, head, stated, spec, drop, id, kept):
                     ref, qerr = ctx.data(("ref",) + key, lambda rng: definition_by_quadrature(
                         inst.mix, inst.U, inst.V, inst.z, p.dps, p.nodes), params=pkey + [p.dps, p.nodes])
                 else:
-                    ref = ctx.data(("ref",) + key, lambda rng: to_mp(exact_operator(inst.mix, inst.U, inst.V, inst.z), p.dps),
+                    ref = ctx.data(("ref",) + key,
+                                   lambda rng: to_mp(exact_operator(inst.mix, inst.U, inst.V, inst.z), p.dps),
                                    params=pkey + [p.dps])
                     qerr = None
                 row = compare(rule, val, ref, qerr, dim=d, components=head.K,
@@ -357,7 +368,7 @@ def _counterexample(ctx, head, stated, spec, failing, p, kept) -> dict:
     rule = Residual(min(p.dps, 40))
     for lower in range(1, d):  # a dimension-generic statement may fail lower down too
         try:
-            cand = head.draw(ctx.shared_rng("counterexample", lower), lower, spec, spec["degenerate"], require=kept)
+            cand = head.draw(ctx.stream("counterexample", lower), lower, spec, spec["degenerate"], require=kept)
             if _fails(stated, cand, rule)[0]:
                 inst = cand
                 break
@@ -366,7 +377,8 @@ def _counterexample(ctx, head, stated, spec, failing, p, kept) -> dict:
     small, used = _shrink(stated, inst, rule, p.shrink_budget, head, spec)
     _, srow = _fails(stated, small, rule)
     why = model_violations(small.smix, kept, spec["covariance"])
-    out = {**small.describe(), "dim": small.dim, "residual": srow.get("residual"), "stated_value": srow.get("stated_value"),
+    out = {**small.describe(), "dim": small.dim, "residual": srow.get("residual"),
+           "stated_value": srow.get("stated_value"),
            "operator_value": srow.get("operator_value"), "shrink_evaluations": used, "inside_model": not why}
     if why:
         out["outside_model_reason"] = "; ".join(why)
@@ -403,7 +415,8 @@ def _params_type(id, K: int, D: int, fixed: bool):
 def _prose(head: Head, fixed: bool) -> tuple:
     """The model in words (the claim's ``assumptions``), the declared assumptions as "name: text"."""
     spec, K, D = head.spec(), head.K, head.D
-    cov = {"general": "", "shared": "G_k = G for all k", "isotropic": "G_k = v_k I", "shared-isotropic": "G_k = v I for all k",
+    cov = {"general": "", "shared": "G_k = G for all k", "isotropic": "G_k = v_k I",
+           "shared-isotropic": "G_k = v I for all k",
            "diagonal": "G_k diagonal"}[spec["covariance"]]
     rank = "singular G_k allowed" if spec["degenerate"] else (
         "G_k non-singular" if spec["covariance"] in ("general", "shared") else "")

@@ -31,7 +31,8 @@ from .strategies import _exact_rank, random_matrix, random_mixture
 __all__ = ["Head", "Instance", "RESERVED_SYMBOL"]
 
 #: names the family, the head and the derivation use (a user symbol may not take one)
-RESERVED_SYMBOL = re.compile(r"^(pi\d+|m\d+_\d+|G\d*_\d+|L\d*_\d+|v\d*|g\d+_\d+|r|t\d+_\d+|z_\d+|U_\d+|V_\d+|a_\d+|_X\d+)$")
+RESERVED_SYMBOL = re.compile(r"^(pi\d+|m\d+_\d+|G\d*_\d+|L\d*_\d+|v\d*|g\d+_\d+|r|t\d+_\d+|z_\d+|U_\d+|V_\d+|a_\d+"
+                             r"|_X\d+)$")
 
 
 def _Q(x) -> sp.Rational:
@@ -74,7 +75,8 @@ class Instance:
 
 def _smix_of(weights, means, covs, variances=None, radius=None) -> SymbolicMixture:
     return SymbolicMixture([_Q(w) for w in weights], [sp.Matrix([_Q(v) for v in m]) for m in means],
-                           [sp.Matrix([[_Q(v) for v in r] for r in G]) for G in covs], variances=variances, radius=radius)
+                           [sp.Matrix([[_Q(v) for v in r] for r in G]) for G in covs], variances=variances,
+                           radius=radius)
 
 
 def _to_fraction(x) -> Fraction:
@@ -88,7 +90,8 @@ def _gm_of(smix: SymbolicMixture) -> GaussianMixture:
     D = smix.dim
     return GaussianMixture.from_values([_to_fraction(w) for w in smix.weights],
                                        [[_to_fraction(v) for v in m] for m in smix.means],
-                                       [[[_to_fraction(G[i, j]) for j in range(D)] for i in range(D)] for G in smix.covariances])
+                                       [[[_to_fraction(G[i, j]) for j in range(D)] for i in range(D)]
+                                        for G in smix.covariances])
 
 
 @dataclass
@@ -140,7 +143,8 @@ class Head:
         for t in spec.get("transforms", []):
             mix = t(mix)
         values = {s.name: s for s in self.symbols}
-        return mix, self.head_matrix("U", mix, values), self.head_matrix("V", mix, values), vector_symbols("z", self.D), values
+        U, V = self.head_matrix("U", mix, values), self.head_matrix("V", mix, values)
+        return mix, U, V, vector_symbols("z", self.D), values
 
     # ---- rational instances ------------------------------------------------------------------------
     def draw(self, rng, d: int, spec: dict, degenerate: bool, avoid=None, require=()) -> Instance:
@@ -153,7 +157,8 @@ class Head:
             if (avoid is None or avoid.holds_for(inst.smix) is not True) and \
                     all(a.holds_for(inst.smix) is not False for a in require):
                 return inst
-        what = ", ".join(([f"breaks {avoid.name}"] if avoid is not None else []) + [f"satisfies {a.name}" for a in require])
+        what = ", ".join(([f"breaks {avoid.name}"] if avoid is not None else [])
+                         + [f"satisfies {a.name}" for a in require])
         raise ValueError(f"could not draw an instance in dimension {d} that {what}")
 
     def _draw_once(self, rng, d, spec, degenerate) -> Instance:
@@ -210,7 +215,8 @@ def _draw_means(rng, K, d, spec, weights):
             means = [[radius], [-radius]][:K]
         else:
             while True:
-                means = [[radius * x for x in stereographic([_nonzero_rat(rng) for _ in range(d - 1)])] for _ in range(K)]
+                means = [[radius * x for x in stereographic([_nonzero_rat(rng) for _ in range(d - 1)])]
+                         for _ in range(K)]
                 if len({tuple(m) for m in means} | {tuple(-x for x in m) for m in means}) == 2 * K:
                     break  # pairwise neither equal nor antipodal
     elif kind == "antipodal":
@@ -229,7 +235,8 @@ def _draw_means(rng, K, d, spec, weights):
         if kind == "coincident":
             means = [[Fraction(0)] * d] * K
         else:
-            means = means[:-1] + [[-sum(w * m[i] for w, m in zip(weights[:-1], means[:-1])) / weights[-1] for i in range(d)]]
+            means = means[:-1] + [[-sum(w * m[i] for w, m in zip(weights[:-1], means[:-1])) / weights[-1]
+                                   for i in range(d)]]
     return means, radius
 
 
@@ -249,9 +256,10 @@ def _draw_covariances(rng, K, d, kind, degenerate):
         mix = random_mixture(rng, K, d, degenerate=degenerate and kind == "general", shared=kind == "shared")
         return [[list(r) for r in G] for G in mix.covariances], None
     if kind == "diagonal":
-        return [[[_rat(rng, 1, 9, 4) if i == j else Fraction(0) for j in range(d)] for i in range(d)] for _ in range(K)], None
+        return [[[_rat(rng, 1, 9, 4) if i == j else Fraction(0) for j in range(d)] for i in range(d)]
+                for _ in range(K)], None
     n = 1 if kind == "shared-isotropic" else K
-    vs = []
+    vs: list = []
     while len(vs) < n:
         v = _rat(rng, 1, 9, 4)
         if v not in vs:

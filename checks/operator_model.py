@@ -33,7 +33,7 @@ def model_violations(smix: SymbolicMixture, assumptions=(), structure=None) -> l
     total = sp.nsimplify(sum(ws))
     if total != 1:
         out.append(f"weights sum to {total}, not 1")
-    seen = []
+    seen: list = []
     for k, G in enumerate(smix.covariances):
         G = sp.Matrix(G)
         if any(G == H for H in seen):  # a shared covariance is judged once
@@ -71,7 +71,7 @@ def model_point(rnd: random.Random, mix: SymbolicMixture, symbols) -> dict:
     """A random rational point of the symbolic family that is a mixture of the model: covariance
     symbols set from ``L L^T + I/2`` (L rational), weight symbols normalised to sum to one, every
     other symbol a random non-zero rational (positive when the symbol is)."""
-    point = {}
+    point: dict = {}
     for G in mix.covariances:
         G = sp.Matrix(G)
         D = G.rows
@@ -145,8 +145,8 @@ def classify_refutations(rows, pairs, assumptions, structure, seed: int, digits:
         row["outside_model_reason"] = "; ".join(why)
         if evaluated:
             row["status"] = "unproven"
-            row["note"] = (f"refuted only outside the model: at {evaluated} random points inside it (weights summing to "
-                           "one, PSD covariances) the two sides agree")
+            row["note"] = (f"refuted only outside the model: at {evaluated} random points inside it (weights summing "
+                           "to one, PSD covariances) the two sides agree")
         else:
             refuted = True
     return refuted

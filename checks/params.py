@@ -76,7 +76,7 @@ _COUNT_LIST_NAMES = re.compile(r"^(Ls|Ls_.*|.*_Ls|Ns|dims|.*_dims|lengths|.*_len
 #: object shapes registered by the claim modules that use them: an object holding all of ``keys`` is
 #: also checked by ``validator(value, where)`` (which raises InputError), e.g. the LDA problem of the
 #: paper's Section 3, registered by ``checks/paper/lda.py``; the engine itself knows no shape
-_SHAPES: dict[frozenset, object] = {}
+_SHAPES: dict[frozenset, typing.Callable[..., object]] = {}
 
 
 def register_shape(keys, validator) -> None:
@@ -106,7 +106,7 @@ def _number(x, where) -> Fraction:
 
 
 def _is_matrix(v) -> bool:
-    return isinstance(v, list) and v and all(isinstance(r, list) for r in v)
+    return isinstance(v, list) and bool(v) and all(isinstance(r, list) for r in v)
 
 
 def _is_vector(v) -> bool:
@@ -242,7 +242,8 @@ def _check_psd(M, where):
     for i in range(n):
         for j in range(i + 1, n):
             if M[i][j] != M[j][i]:
-                raise InputError(f"{where}: covariance is not symmetric (entry [{i}][{j}] = {M[i][j]} vs [{j}][{i}] = {M[j][i]})")
+                raise InputError(f"{where}: covariance is not symmetric (entry [{i}][{j}] = {M[i][j]} vs [{j}][{i}] = "
+                                 f"{M[j][i]})")
     ev = np.linalg.eigvalsh(np.array([[float(x) for x in r] for r in M]))
     scale = max(1.0, float(np.max(np.abs(ev))))
     if ev[0] < -1e-12 * scale:
@@ -296,8 +297,8 @@ def _from_annotation(tp, name: str, default):
             return ("list", inner)
         return infer_type(default, name) if default is not None else ("list", ("any",))
     if origin is typing.Union or type(tp).__name__ == "UnionType":
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _from_annotation(args[0], name, default) if len(args) == 1 else ("any",)
+        members = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _from_annotation(members[0], name, default) if len(members) == 1 else ("any",)
     if tp is dict or origin is dict:
         return infer_type(default, name) if isinstance(default, dict) else ("any",)
     return infer_type(default, name) if default is not None else ("any",)
@@ -306,8 +307,8 @@ def _from_annotation(tp, name: str, default):
 def _field_default(f):
     if f.default is not dataclasses.MISSING:
         return f.default
-    if f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
-        return f.default_factory()  # type: ignore[misc]
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
     return None
 
 
@@ -396,20 +397,21 @@ def coerce_dataclass(P, values: dict, where: str = "parameters"):
         raise InputError(f"{where}: {e}") from None
 
 
-_CONVERTERS: dict = {}
-
-
 def _converters(P) -> dict:
-    """field name -> ``convert(value, dps)`` for the fields of ``P`` whose type delivers parsed values."""
-    if P not in _CONVERTERS:
+    """field name -> ``convert(value, dps)`` for the fields of ``P`` whose type delivers parsed values
+    (remembered in the run's memo)."""
+    from softmix.numerics.memo import remember
+
+    def make():
         hints = typing.get_type_hints(P, include_extras=True)
         out = {}
         for f in dataclasses.fields(P):
             c = _converter(hints.get(f.name, typing.Any))
             if c is not None:
                 out[f.name] = c
-        _CONVERTERS[P] = out
-    return _CONVERTERS[P]
+        return out
+
+    return remember("params.converters", P, make)
 
 
 def _exact(v, dps=None) -> Fraction:
@@ -464,6 +466,6 @@ def _converter(tp):
             return lambda v, dps=None: [inner(x, dps) for x in v]
         return None
     if origin is typing.Union or type(tp).__name__ == "UnionType":
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _converter(args[0]) if len(args) == 1 else None
+        members = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _converter(members[0]) if len(members) == 1 else None
     return None

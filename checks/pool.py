@@ -27,6 +27,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as _wait
 from multiprocessing.reduction import ForkingPickler
+from typing import Any
 
 __all__ = ["WorkerPool", "WorkerDied", "SerialExecutor", "WORKER_DEATH_RETRIES", "describe_exit"]
 
@@ -91,7 +92,7 @@ def _worker_main(conn, parent_pid: int) -> None:
             return
         fn, args, kwargs = msg
         try:
-            reply = (True, fn(*args, **kwargs), None)
+            reply: tuple[bool, Any, str | None] = (True, fn(*args, **kwargs), None)
         except BaseException as e:  # the task's own failure, reported on its future
             reply = (False, e, traceback.format_exc(limit=8))
         try:
@@ -111,8 +112,8 @@ class _Task:
 
 @dataclass(eq=False)
 class _Worker:
-    process: object
-    conn: object
+    process: Any  # a multiprocessing Process of the pool's context
+    conn: Any  # its end of the Pipe
     task: _Task | None = None
     readable: bool = True  # False once its pipe reported EOF (the process is dying)
 
@@ -229,7 +230,7 @@ class WorkerPool(cf.Executor):
             self._assign()
             if self._closing and not self._queue and not any(w.task for w in self._workers):
                 return False
-            waits = {self._wake_r: None}
+            waits: dict[Any, _Worker | None] = {self._wake_r: None}
             for w in self._workers:
                 if w.task is not None and w.readable:
                     waits[w.conn] = w
@@ -241,8 +242,9 @@ class WorkerPool(cf.Executor):
             while self._wake_r.poll():
                 self._wake_r.recv_bytes()
         for obj in ready:
-            if obj in waits and waits[obj] is not None:
-                self._receive(waits[obj])
+            worker = waits.get(obj)
+            if worker is not None:
+                self._receive(worker)
         for obj in ready:
             if obj in sentinels:
                 self._on_death(sentinels[obj])

@@ -39,7 +39,8 @@ def pytest_addoption(parser):
     group.addoption("--softmix-claims", action="append", default=[], metavar="FILE_OR_GLOB",
                     help="collect the claims these .py files register as test items (repeatable; globs allowed)")
     group.addoption("--softmix-seed", type=int, default=None, metavar="N",
-                    help=f"master seed of every claim item (default: softmix_seed in the ini file, else {_DEFAULT_SEED})")
+                    help="master seed of every claim item (default: softmix_seed in the ini file, else "
+                         f"{_DEFAULT_SEED})")
     group.addoption("--softmix-profile", choices=("quick", "full"), default=None,
                     help="parameter profile of the claims (default: softmix_profile in the ini file, else quick)")
     group.addoption("--softmix-strict", action="store_true", default=False,
@@ -158,13 +159,15 @@ class ClaimItem(pytest.Item):
     def __init__(self, *, claim_id: str, claim_file: str, **kw):
         super().__init__(**kw)
         self.claim_id, self.claim_file = claim_id, claim_file
-        self.result = None
+        self.result: dict | None = None
 
     def runtest(self):
         from softmix.checks.runner import claim_passed, run_claim
         from softmix.checks.testing import claim_report
 
-        opts = self.parent.options
+        parent = self.parent
+        assert isinstance(parent, ClaimFile)
+        opts = parent.options
         self.result = res = run_claim(self.claim_id, profile=opts.profile, seed=opts.seed, plugins=(self.claim_file,))
         self.user_properties += [("softmix_verdict", res["verdict"]), ("softmix_seed", opts.seed)]
         rerun = (f"pytest '{self.nodeid}' --softmix-claims {self.claim_file} --softmix-seed {opts.seed} "

@@ -6,7 +6,6 @@ per negative control with ``ctx.variant`` set to the control id; a control must 
 """
 from __future__ import annotations
 
-import importlib
 import os as _os
 import zlib
 from dataclasses import dataclass, field
@@ -14,10 +13,12 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["VERDICTS", "Outcome", "Control", "Claim", "Context", "REGISTRY", "register", "register_section",
-           "load_all", "load_plugin", "get", "SECTIONS", "PLUGINS", "PLUGIN_CLAIMS", "plugin_claims", "ENTRY_POINT_GROUP"]
+from .streams import stream as _stream
+from .verdicts import VERDICTS
 
-VERDICTS = ("verified", "confirmed", "refuted", "inconclusive", "error")
+__all__ = ["VERDICTS", "Outcome", "Control", "Claim", "Context", "REGISTRY", "register", "register_section",
+           "load_all", "load_plugin", "get", "SECTIONS", "PLUGINS", "PLUGIN_CLAIMS", "plugin_claims",
+           "ENTRY_POINT_GROUP"]
 
 #: Entry-point group through which claim libraries (this project's paper library included)
 #: register themselves: ``[project.entry-points."softmix.claims"] NAME = "package.module"``.
@@ -73,17 +74,23 @@ class Control:
     assumption: str = ""
 
 
-_DATA_CACHE: dict = {}
-_DATA_CACHE_SIZE = 64
-
-
 @dataclass
 class Context:
     """Where a check runs: its claim's id, the profile, the master seed, the negative control
     being run (``variant``, None for the claim itself) and the :class:`Claim` object itself
     (``claim``; set by the runner, so a check never looks its own claim up again in
     :data:`REGISTRY` -- a claim that is not registered, such as an engine control, runs the
-    same way).  A context built by hand without ``claim`` falls back to the registry."""
+    same way).
+
+    Randomness comes from :meth:`stream` (seed, claim, purpose, keys: never the control), data
+    shared by the claim and its controls from :meth:`data`; both are documented in docs/design.md
+    ("Random streams").
+
+    >>> ctx = Context("my-claim", "quick", 7)
+    >>> ctl = Context("my-claim", "full", 7, variant="flipped-sign")
+    >>> bool((ctx.stream("noise", 1).random(3) == ctl.stream("noise", 1).random(3)).all())
+    True
+    """
 
     claim_id: str
     profile: str
@@ -92,22 +99,63 @@ class Context:
     claim: "Claim | None" = field(default=None, repr=False, compare=False)
 
     def claim_object(self) -> "Claim | None":
-        """The claim this context runs: ``claim`` when the runner set it, else the registered
-        claim of that id (None when there is none)."""
+        """The claim this context runs: ``claim`` (the runner always sets it).  A context built by
+        hand without one falls back to the registered claim of that id (None when there is none)."""
+        # compat: removed after the paper port (hand-built contexts in the paper library's tests)
         return self.claim if self.claim is not None else REGISTRY.get(self.claim_id)
 
+    def stream(self, purpose: str, *keys) -> np.random.Generator:
+        """The random stream of (seed, claim id, ``purpose``, ``keys``) -- the same in the claim and
+        in every negative control, whatever the profile, worker or order
+        (:func:`softmix.checks.streams.stream`)."""
+        return _stream(self.seed, self.claim_id, purpose, *keys)
+
+    def data(self, key, factory, params=None):
+        """Random data for this claim, made once by ``factory(rng)`` from ``stream("data", key,
+        params)`` and remembered in the run's memo (:mod:`softmix.numerics.memo`) by (claim, seed,
+        ``key``, ``params``) -- not by control, so the negative controls reuse exactly the data the
+        claim saw (and do not pay for it again).  ``params`` (any JSON-able value: the parameter
+        dataclass, a dict) says what the data depend on besides the seed.
+
+        >>> from softmix.numerics.memo import scope
+        >>> with scope():
+        ...     a = Context("c", "quick", 1).data("x", lambda rng: rng.random(2))
+        ...     b = Context("c", "quick", 1, variant="ctl").data("x", lambda rng: rng.random(2))
+        ...     a is b
+        True
+        """
+        import json
+
+        from softmix.numerics.memo import remember
+
+        pkey = json.dumps(params, sort_keys=True, default=str) if params is not None else ""
+        return remember("context.data", (self.claim_id, int(self.seed), str(key), pkey),
+                        lambda: factory(self.stream("data", str(key), pkey)))
+
+    # ---- compat: removed after the paper port (the paper library's streams; exact current numbers) ----
     def seed_sequence(self, *keys) -> np.random.SeedSequence:
-        """Independent stream per (seed, claim, variant, keys): same inputs, same numbers,
-        whatever the scheduling."""
+        """Stream per (seed, claim, variant, keys): depends on the control.  Use :meth:`stream`."""
+        # compat: removed after the paper port
         k = [zlib.crc32(self.claim_id.encode()), zlib.crc32((self.variant or "").encode())]
         k += [zlib.crc32(str(x).encode()) for x in keys]
         return np.random.SeedSequence(entropy=int(self.seed), spawn_key=tuple(k))
 
     def rng(self, *keys) -> np.random.Generator:
+        """Generator of :meth:`seed_sequence` (depends on the control).  Use :meth:`stream`."""
+        # compat: removed after the paper port
         return np.random.default_rng(self.seed_sequence(*keys))
 
     def int_seed(self, *keys) -> int:
+        """An integer from :meth:`seed_sequence` (depends on the control).  Use :meth:`stream`."""
+        # compat: removed after the paper port
         return int(self.seed_sequence(*keys).generate_state(1)[0])
+
+    def shared_rng(self, *keys) -> np.random.Generator:
+        """A stream of (seed, claim, keys), not the control, by an older derivation.  Use :meth:`stream`."""
+        # compat: removed after the paper port
+        k = [zlib.crc32(self.claim_id.encode()), zlib.crc32(b"shared-data")]
+        k += [zlib.crc32(str(x).encode()) for x in keys]
+        return np.random.default_rng(np.random.SeedSequence(entropy=int(self.seed), spawn_key=tuple(k)))
 
     def control(self, name: str) -> bool:
         """True when this run is the negative control ``name``.  An unknown name raises
@@ -118,27 +166,6 @@ class Context:
             raise KeyError(f"claim {self.claim_id!r} has no negative control {name!r} "
                            f"(declared: {', '.join(sorted(names)) or 'none'})")
         return self.variant == name
-
-    def shared_rng(self, *keys) -> np.random.Generator:
-        """A stream that depends on (seed, claim, keys) but NOT on the variant: the claim and its
-        negative controls see the same random data."""
-        k = [zlib.crc32(self.claim_id.encode()), zlib.crc32(b"shared-data")]
-        k += [zlib.crc32(str(x).encode()) for x in keys]
-        return np.random.default_rng(np.random.SeedSequence(entropy=int(self.seed), spawn_key=tuple(k)))
-
-    def data(self, key, factory, params=None):
-        """Random data for this claim, made once by ``factory(rng)`` with :meth:`shared_rng` and
-        cached by (claim, seed, ``key``, ``params``) -- not by variant, so the negative controls
-        reuse exactly the data the claim saw (and do not pay for it again)."""
-        import json
-
-        pkey = json.dumps(params, sort_keys=True, default=str) if params is not None else ""
-        ck = (self.claim_id, int(self.seed), str(key), pkey)
-        if ck not in _DATA_CACHE:
-            if len(_DATA_CACHE) >= _DATA_CACHE_SIZE:
-                _DATA_CACHE.pop(next(iter(_DATA_CACHE)))
-            _DATA_CACHE[ck] = factory(self.shared_rng(key, pkey))
-        return _DATA_CACHE[ck]
 
     @property
     def full(self) -> bool:
@@ -172,6 +199,9 @@ class Claim:
     #: declared :class:`softmix.checks.assumptions.Assumption` objects (``assumptions`` holds their
     #: "name: text" beside any prose): they check --config values and have assumption-dropped controls
     assumption_objects: tuple = ()
+    #: the configurations the engine draws for this claim (a :class:`softmix.checks.configurations.Draws`;
+    #: ``@softmix.claim(configurations=...)``), None when it draws none (then ``configurations_note`` says why)
+    configurations: object = None
 
     def params(self, profile: str, overrides: dict | None = None) -> dict:
         p = dict(self.defaults)
@@ -246,10 +276,10 @@ def load_plugin(spec: str):
                 raise InputError(f"plugin file not found: {spec}")
             name = _plugin_module_name(key)
             mspec = importlib.util.spec_from_file_location(name, key)
-            module = importlib.util.module_from_spec(mspec)
+            module = importlib.util.module_from_spec(mspec)  # type: ignore[arg-type]  # a .py path has one
             sys.modules[name] = module
             try:
-                mspec.loader.exec_module(module)
+                mspec.loader.exec_module(module)  # type: ignore[union-attr]
             except BaseException:
                 sys.modules.pop(name, None)
                 raise

@@ -91,7 +91,8 @@ def _render(spec: dict) -> str | None:
 
 def _git_commit() -> str | None:
     try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5).stdout.strip() or None
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+        return out.stdout.strip() or None
     except Exception:
         return None
 
@@ -154,20 +155,25 @@ def write_report(doc: dict, path: str) -> int:
             if png:
                 nfig += 1
                 figs.append(f"<figure><img alt='{html.escape(spec.get('title', 'figure'))}' "
-                            f"src='data:image/png;base64,{png}'><figcaption>{html.escape(spec.get('title', ''))}</figcaption></figure>")
+                            f"src='data:image/png;base64,{png}'>"
+                            f"<figcaption>{html.escape(spec.get('title', ''))}</figcaption></figure>")
         ctrl = "".join(f"<li><b>{html.escape(c['id'])}</b>: {html.escape(c['description'])} &rarr; "
                        f"<span class='{'ctlbad' if control_failed(c) else 'ctlok'}'>{c['verdict']}"
                        f"{'' if c['refuted'] else _survived(c)}</span></li>" for c in r["negative_controls"])
         ev = {k2: v for k2, v in r.get("evidence", {}).items() if k2 not in ("figures", "figure")}
         sections.append(
             f"<h3 id='{html.escape(r['id'])}'>{html.escape(r['id'])}: {html.escape(r.get('title', ''))}</h3>"
-            f"<p><b>Source:</b> {html.escape(r.get('source', ''))}<br><b>Statement:</b> {html.escape(r.get('statement', ''))}<br>"
+            f"<p><b>Source:</b> {html.escape(r.get('source', ''))}<br><b>Statement:</b> "
+            f"{html.escape(r.get('statement', ''))}<br>"
             f"<b>Verdict:</b> <span class='{r['verdict']}'>{r['verdict']}</span></p>"
-            + ("<p><b>Assumptions:</b> " + html.escape("; ".join(r.get("assumptions", []))) + "</p>" if r.get("assumptions") else "")
+            + ("<p><b>Assumptions:</b> " + html.escape("; ".join(r.get("assumptions", []))) + "</p>"
+               if r.get("assumptions") else "")
             + f"<p><b>Negative controls</b></p><ul>{ctrl}</ul>" + "".join(figs)
-            + f"<details><summary>evidence</summary><pre>{html.escape(json.dumps(ev, indent=1)[:60000])}</pre></details>")
+            + "<details><summary>evidence</summary>"
+            + f"<pre>{html.escape(json.dumps(ev, indent=1)[:60000])}</pre></details>")
     complete = all(r["verdict"] != "error" for r in doc["claims"])
-    page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>softmix report</title><style>{_CSS}</style></head><body>"
+    page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>softmix report</title>"
+            f"<style>{_CSS}</style></head><body>"
             f"<h1>softmix verification report</h1>"
             f"<p>Gabet, Boursier &amp; Boyer (2026) and neighbouring results. Exit code {doc.get('exit_code')}; "
             f"{len(doc['claims'])} claims; {'complete' if complete else 'INCOMPLETE: some checks errored'}.</p>"
@@ -175,7 +181,8 @@ def write_report(doc: dict, path: str) -> int:
                if isinstance(doc.get("counts"), dict) else "")
             + findings_summary(doc["claims"]) +
             f"<h2>Environment</h2><pre>{html.escape(json.dumps(env, indent=1))}</pre>"
-            f"<h2>Verdicts</h2><table><tr><th>claim</th><th>verdict</th><th>controls refuted</th><th>source</th><th>s</th></tr>"
+            "<h2>Verdicts</h2><table><tr><th>claim</th><th>verdict</th><th>controls refuted</th>"
+            "<th>source</th><th>s</th></tr>"
             + "".join(rows) + "</table><h2>Claims</h2>" + "".join(sections)
             + "<script>window.addEventListener('load',function(){var n=0;"
               "document.querySelectorAll('img').forEach(function(i){if(i.naturalWidth>0)n++;});"

@@ -16,6 +16,7 @@ form or --compare, or the decay rate past the threshold; exit 1 when refuted).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -151,15 +152,16 @@ def _mc_rows(inp, res, reps, mc_ss) -> tuple[list, float]:
                                           np.random.default_rng(ch), proposal_scale=scale)
         X, Xc, sq = out["X"], out["X_cv"], out["sq_error"]
         n = len(X)
-        row = {"L": int(L), "replicates": n,
-               "L_excess_risk": float(X.mean()), "se": float(X.std(ddof=1) / math.sqrt(n)),
-               "L_excess_risk_cv": float(Xc.mean()), "se_cv": float(Xc.std(ddof=1) / math.sqrt(n)),
-               "variance_reduction": float(X.var(ddof=1) / max(Xc.var(ddof=1), 1e-300)),
-               "sq_error": float(sq.mean()), "sq_error_se": float(sq.std(ddof=1) / math.sqrt(n)),
-               "se_dof": mean_se_dof(Xc)}
+        row: dict[str, Any] = {"L": int(L), "replicates": n,
+                               "L_excess_risk": float(X.mean()), "se": float(X.std(ddof=1) / math.sqrt(n)),
+                               "L_excess_risk_cv": float(Xc.mean()), "se_cv": float(Xc.std(ddof=1) / math.sqrt(n)),
+                               "variance_reduction": float(X.var(ddof=1) / max(Xc.var(ddof=1), 1e-300)),
+                               "sq_error": float(sq.mean()), "sq_error_se": float(sq.std(ddof=1) / math.sqrt(n)),
+                               "se_dof": mean_se_dof(Xc)}
         if fin:
             kk = float(res["K"])
-            row["z_vs_coefficient"] = round((row["L_excess_risk_cv"] - kk) / row["se_cv"], 3) if row["se_cv"] > 0 else None
+            row["z_vs_coefficient"] = (round((row["L_excess_risk_cv"] - kk) / row["se_cv"], 3) if row["se_cv"] > 0
+                                       else None)
         rows.append(row)
     return rows, scale
 

@@ -22,36 +22,41 @@ Statistics by construction
 
   - :class:`ZTest` -- z-tests of estimate == predicted (two-sided or one-sided), Bonferroni over the
     entries; exact for Gaussian estimates, asymptotic (CLT) for Monte Carlo means.
-  - :class:`~softmix.checks.fits.SlopeRule` (in :mod:`softmix.checks.fits`) -- weighted least squares of log(value) on log(L) (optionally with the
-    O(1/L) remainder ``c / L`` as a third column); the Monte Carlo standard errors are taken as
-    known (no inflation) so the interval uses a normal quantile, and a chi-square goodness-of-fit
+  - :class:`~softmix.checks.fits.SlopeRule` (in :mod:`softmix.checks.fits`) -- weighted least squares of
+    log(value) on log(L) (optionally with the O(1/L) remainder ``c / L`` as a third column); the Monte Carlo standard
+    errors are taken as known (no inflation) so the interval uses a normal quantile, and a chi-square goodness-of-fit
     test with the residual degrees of freedom is kept (a misfit refutes, it does not widen).
     When the standard errors were themselves estimated from the samples, ``decide(..., se_dof=...)``
     (from :func:`mean_se_dof`) switches to the Student quantile and the F goodness of fit, with
     Welch-Satterthwaite degrees of freedom.
     With ``scale="estimated"`` the residual variance is estimated instead and the interval uses the
     Student quantile with ``n - p`` degrees of freedom.
-  - :class:`~softmix.checks.fits.InverseLRule` (in :mod:`softmix.checks.fits`) -- fit ``y(L) = a + b / L`` across prompt lengths (the known O(1/L)
-    remainder of an ``L * bias`` or ``L * MSE`` sequence) and z-test the limit ``a``.
+  - :class:`~softmix.checks.fits.InverseLRule` (in :mod:`softmix.checks.fits`) -- fit ``y(L) = a + b / L``
+    across prompt lengths (the known O(1/L) remainder of an ``L * bias`` or ``L * MSE`` sequence) and z-test the limit
+    ``a``.
   - :class:`Threshold` -- a deterministic bound (no alpha spent).
   - :class:`Residual` -- precision-derived agreement of high-precision numerics
     (``Residual(digits=d)``: agree to d digits; ``Residual(dps=p, guard=g)``: p - g digits).
   - :class:`Float64Agreement` -- a float64 result against an exact or high-precision reference,
     tolerance ``ulps * condition * eps * max(1, |reference|)`` from machine epsilon and the
     problem's condition number.
-* :func:`combine` -- the claim's verdict from its rules' verdicts by the lattice of
-  :mod:`softmix.checks.api`: any ``refuted`` refutes (each test ran at its share of alpha), else any
-  ``error`` errs, else any ``inconclusive`` makes it inconclusive.
+* Verdicts: a rule's row gets its verdict from :func:`softmix.checks.verdicts.verdict_of` (the one
+  row mapper) and rows combine by :func:`softmix.checks.verdicts.combine`: any ``refuted`` refutes
+  (each test ran at its share of alpha), else any ``error`` errs, else any ``inconclusive`` makes it
+  inconclusive.  (``combine`` here is the older, capped form kept for the paper library.)
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import math
+from typing import Any
 
 import mpmath as mpm
 import numpy as np
 from scipy import stats
+
+from .verdicts import combine as combine_verdicts, verdict_of
 
 __all__ = ["ALPHA", "claim_alpha", "alpha_share", "alpha_accounting", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest",
            "Threshold", "combine", "z_critical", "t_critical", "zscore_test", "residual_test", "verdict_from", "fmt",
@@ -68,7 +73,7 @@ _SHARE = contextvars.ContextVar("softmix_alpha_share", default=1.0)
 
 def claim_alpha() -> float:
     """The family-wise level available to the check now running: ``ALPHA`` times the share the
-    engine gave it.  A claim decided on n configurations (:func:`softmix.checks.configs.generic`)
+    engine gave it.  A claim decided on n configurations (``configurations=softmix.Draws(...)``)
     runs its check n times, each under a share of 1/n fixed before any configuration is drawn, so
     the claim as a whole is refuted falsely with probability at most ``ALPHA`` (Bonferroni)."""
     return ALPHA * _SHARE.get()
@@ -88,7 +93,7 @@ def alpha_share(share: float, label: str = ""):
 
 
 #: the root families opened by the running check, when the engine counts them (see alpha_accounting)
-_ROOTS = contextvars.ContextVar("softmix_alpha_roots", default=None)
+_ROOTS: contextvars.ContextVar[list | None] = contextvars.ContextVar("softmix_alpha_roots", default=None)
 
 
 @contextlib.contextmanager
@@ -135,7 +140,7 @@ class AlphaFamily:
             raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
         self.alpha = alpha
         self.name = name
-        self._parts: dict[str, object] = {}  # name -> float (a test) or AlphaFamily (a sub-family)
+        self._parts: dict[str, float | AlphaFamily] = {}  # name -> a test's level, or a sub-family
         roots = _ROOTS.get()
         if roots is not None and not _child:
             roots.append(self)
@@ -199,9 +204,9 @@ class AlphaFamily:
 
     def ledger(self) -> dict:
         t = self.tests()
-        out = {"family_alpha": self.alpha, "spent": float(sum(t.values())), "tests": t,
-               "rule": "Bonferroni: the tests' levels sum to at most the family's alpha, so a true claim "
-                       "is refuted with probability <= family_alpha"}
+        out: dict[str, Any] = {"family_alpha": self.alpha, "spent": float(sum(t.values())), "tests": t,
+                               "rule": "Bonferroni: the tests' levels sum to at most the family's alpha, so a true "
+                                       "claim is refuted with probability <= family_alpha"}
         if self.share is not None and self.share < 1:
             out["claim_alpha"] = ALPHA
             out["configuration_share"] = self.share
@@ -236,14 +241,6 @@ def _margin_check(out: dict, half_width: float, margin, n_samples=None, unit: st
         out["samples_to_settle"] = int(math.ceil(n_samples * (half_width / float(margin)) ** 2))
         out["samples_unit"] = unit
     return out
-
-
-def _verdict(passed, precise) -> str:
-    if passed is None:
-        return "inconclusive"
-    if not passed:
-        return "refuted"
-    return "confirmed" if precise else "inconclusive"
 
 
 # ---- rule objects -----------------------------------------------------------------------------
@@ -285,7 +282,8 @@ class ZTest(Rule):
     def describe(self) -> str:
         side = {"two": "two-sided", "upper": "one-sided (refute if above)", "lower": "one-sided (refute if below)"}
         m = "" if self.margin is None else (
-            f"; confirmed only if the interval half-width <= {self.margin:g}" + (" x |predicted|" if self.relative else ""))
+            f"; confirmed only if the interval half-width <= {self.margin:g}"
+            + (" x |predicted|" if self.relative else ""))
         return (f"{self.name}: {side[self.sides]} z-tests of estimate == predicted, Bonferroni over the entries, "
                 f"level {self.alpha:.3g}{m}; zero/non-finite standard error -> inconclusive")
 
@@ -316,7 +314,7 @@ class ZTest(Rule):
         if m is not None and self.relative:
             m = float(m) * max(float(np.max(np.abs(pred))), self.floor)
         _margin_check(out, hw, m, n_samples)
-        out["verdict"] = _verdict(ok, out["precise_enough"])
+        out["verdict"] = verdict_of({"passed": ok, "precise_enough": out["precise_enough"]})
         return self._wrap(out)
 
 
@@ -345,18 +343,14 @@ class Threshold(Rule):
 
 
 def combine(*decisions) -> str:
-    """A claim's verdict from its rules' decisions (dicts with ``verdict``) or verdict strings, by the
-    one lattice of :mod:`softmix.checks.api` (refuted > error > inconclusive > confirmed): refuted
-    if any test rejects (each ran at its share of alpha), else error, else inconclusive if any
-    cannot decide, else confirmed (a rule's evidence is at most confirmed; a symbolic ``unproven``
-    blocks nothing here).  An unknown verdict counts as error."""
-    from .api import LATTICE
-
-    rank = {v: i for i, v in enumerate(LATTICE)}
-    rank["unproven"] = rank["confirmed"]
-    vs = [d["verdict"] if isinstance(d, dict) else d for d in decisions]
-    worst = max((rank.get(v, rank["error"]) for v in vs), default=rank["confirmed"])
-    return LATTICE[max(worst, rank["confirmed"])]
+    """A verdict from rule decisions (dicts with ``verdict``) or verdict strings, capped at
+    ``confirmed`` (``verified`` and ``unproven`` count as confirmed; no decisions: confirmed).
+    Use :func:`softmix.checks.verdicts.combine` (``softmix.combine``), which takes parts, decisions
+    and verdicts alike."""
+    # compat: removed after the paper port (its callers pass symbolic verdicts it must cap)
+    vs = ["confirmed" if v in ("verified", "unproven") else v
+          for v in (d["verdict"] if isinstance(d, dict) else d for d in decisions)]
+    return combine_verdicts(vs) if vs else "confirmed"
 
 
 # ---- functional forms kept for callers ---------------------------------------------------------
@@ -384,11 +378,9 @@ def _real_mp(x):
 
 
 def verdict_from(passed, kind: str = "numeric") -> str:
-    if passed is None:
-        return "inconclusive"
-    if passed:
-        return "verified" if kind == "symbolic" else "confirmed"
-    return "refuted"
+    """``verdict_of({"passed": passed}, kind)``."""
+    # compat: removed after the paper port
+    return verdict_of({"passed": passed}, kind)
 
 
 def fmt(x, digits: int = 6) -> str:
@@ -398,10 +390,6 @@ def fmt(x, digits: int = 6) -> str:
 
 
 # ---- exact and high-precision rule objects (the claim API, checks/api.py) ----------------------
-def _rule_verdict(passed) -> str:
-    return "inconclusive" if passed is None else ("confirmed" if passed else "refuted")
-
-
 class Residual(Rule):
     """High-precision agreement, the tolerance derived from the precision (not tuned).  No alpha.
 
@@ -429,7 +417,7 @@ class Residual(Rule):
         self.guard = int(guard)
         if self.guard < 0:
             raise ValueError(f"Residual: guard must be >= 0, got {guard!r}")
-        self.dps = int(digits) + self.guard if digits is not None else int(dps)
+        self.dps = int(digits) + self.guard if digits is not None else int(dps)  # type: ignore[arg-type]
         if self.digits < 1:
             raise ValueError(f"Residual: dps={self.dps} with guard={self.guard} leaves {self.digits} digit(s) to "
                              "check; raise dps or write Residual(digits=...)")
@@ -448,7 +436,7 @@ class Residual(Rule):
         residual, scale = (_max_abs(x) if isinstance(x, many) else x for x in (residual, scale))
         out = residual_test(residual, self.dps, scale=scale, guard=self.guard)
         out["digits"] = self.digits
-        out["verdict"] = _rule_verdict(out["passed"])
+        out["verdict"] = verdict_of(out)
         return self._wrap(out)
 
 
@@ -506,7 +494,7 @@ class Float64Agreement(Rule):
         tol = self.tolerance(scale)
         ok = bool(res <= tol)
         unit = self.condition * EPS64 * max(self.floor, float(_max_abs(scale)))
-        return self._wrap({"passed": ok, "verdict": _rule_verdict(ok), "residual": mpm.nstr(res, 5),
+        return self._wrap({"passed": ok, "verdict": verdict_of({"passed": ok}), "residual": mpm.nstr(res, 5),
                            "tolerance": f"{tol:.3g}", "ulps_used": round(float(res) / unit, 2) if unit else None})
 
 
@@ -555,7 +543,8 @@ class Bound(Rule):
         if not finite:
             return self._wrap({"passed": None, "verdict": "inconclusive", "reason": "non-finite side"})
         ok = a < b + slack if self.strict else a <= b + slack
-        return self._wrap({"passed": bool(ok), "verdict": _rule_verdict(bool(ok)), "lhs": _show(a), "rhs": _show(b)})
+        return self._wrap({"passed": bool(ok), "verdict": verdict_of({"passed": bool(ok)}), "lhs": _show(a),
+                           "rhs": _show(b)})
 
 
 def _exact_or_mp(x):

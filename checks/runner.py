@@ -7,8 +7,10 @@ import platform
 import time
 import traceback
 
-from .jsonable import jsonable as _jsonable
+from softmix.numerics.memo import scope as memo_scope
+
 from .assumption_runs import control_failed, scope_findings
+from .jsonable import jsonable as _jsonable
 from .registry import Context, Outcome, load_all
 from .rules import alpha_accounting
 
@@ -28,7 +30,8 @@ class Result(dict):
 
         head = Outcome(self.get("verdict", "error"), self.get("evidence", {}))._repr_html_()
         ctl = "".join(f"<li>{html.escape(c['id'])}: {html.escape(c['verdict'])}"
-                      f"{' <b>(survived)</b>' if control_failed(c) else ''}</li>" for c in self.get("negative_controls", []))
+                      f"{' <b>(survived)</b>' if control_failed(c) else ''}</li>" for c in self.get("negative_controls",
+                                                                                                    []))
         return (f"<div><b>{html.escape(str(self.get('id')))}</b>: {html.escape(str(self.get('title', '')))}"
                 f"<br><i>{html.escape(str(self.get('source', '')))}</i>{head}"
                 f"<div>negative controls:<ul>{ctl}</ul></div>"
@@ -72,20 +75,26 @@ def run_claim_object(claim, profile: str = "quick", seed: int = 0, overrides: di
     """Run the :class:`~softmix.checks.registry.Claim` object ``claim`` and its negative controls
     (registered or not: the engine's own controls, :mod:`softmix.checks.engine_controls`, are
     claims that are never registered); the result of :func:`run_claim`.  Each check gets a
-    :class:`Context` carrying ``claim``."""
+    :class:`Context` carrying ``claim``.
+
+    The claim and its controls share one memo (:func:`softmix.numerics.memo.scope`): what the claim
+    computed (``ctx.data``, decided derivations, quadrature rules, compiled kernels) the controls
+    reuse, and it is all dropped when this returns, so a worker's memory does not grow across claims."""
     _check_seed(seed)
     params = claim.params(profile, overrides)
     t0 = time.perf_counter()
-    with alpha_accounting() as roots:
-        out, _ = _run_one(claim, params, Context(claim.id, profile, seed, claim=claim))
-    spent = float(sum(f.spent for f in roots))
-    controls = []
-    for c in claim.controls:
-        cout, csec = _run_one(claim, params, Context(claim.id, profile, seed, variant=c.id, claim=claim))
-        controls.append({"id": c.id, "description": c.description, "verdict": cout.verdict,
-                         "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence),
-                         "kind": getattr(c, "kind", "negative"),
-                         **({"assumption": c.assumption} if getattr(c, "assumption", "") else {})})
+    with memo_scope() as memo:
+        with alpha_accounting() as roots:
+            out, _ = _run_one(claim, params, Context(claim.id, profile, seed, claim=claim))
+        spent = float(sum(f.spent for f in roots))
+        controls = []
+        for c in claim.controls:
+            cout, csec = _run_one(claim, params, Context(claim.id, profile, seed, variant=c.id, claim=claim))
+            controls.append({"id": c.id, "description": c.description, "verdict": cout.verdict,
+                             "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence),
+                             "kind": getattr(c, "kind", "negative"),
+                             **({"assumption": c.assumption} if getattr(c, "assumption", "") else {})})
+        memo_use = {k: v for k, v in memo.stats().items() if k != "entries"}
     scope = scope_findings(claim, controls)  # assumption-dropped controls not refuted: assumptions not needed
     if scope:
         out.evidence["findings"] = list(out.evidence.get("findings", [])) + scope
@@ -95,21 +104,24 @@ def run_claim_object(claim, profile: str = "quick", seed: int = 0, overrides: di
             "configurations": configurations_tried(claim, params, profile, out),
             "evidence": _jsonable(out.evidence),
             "findings": _jsonable(out.evidence.get("findings", [])),
-            "negative_controls": controls, "alpha_spent": spent,
+            "negative_controls": controls, "alpha_spent": spent, "memo": memo_use,
             "seconds": round(time.perf_counter() - t0, 3)})
 
 
 def configurations_tried(claim, params: dict, profile: str, out) -> dict:
     """Every configuration a claim was decided on, whether or not the claim draws any: the rows
     ``{name, values, verdict}`` of a claim that draws configurations from the seed
-    (:func:`softmix.checks.configs.generic`), else one row for the given parameters ('paper' when
+    (``configurations=softmix.Draws(...)``, :mod:`softmix.checks.configurations`), else one row for the given
+    parameters ('paper' when
     they are the claim's defaults), with ``drawn`` = 0 saying that nothing was drawn."""
     rows = out.evidence.get("configurations") if isinstance(out.evidence, dict) else None
     if isinstance(rows, list) and rows and all(isinstance(r, dict) and "name" in r for r in rows):
-        slim = [{"name": r["name"], "values": _jsonable(r.get("values", {})), "verdict": r.get("verdict")} for r in rows]
+        slim = [{"name": r["name"], "values": _jsonable(r.get("values", {})), "verdict": r.get("verdict")}
+                for r in rows]
         return {"drawn": sum(r["name"].startswith("drawn") for r in slim), "rows": slim}
     name = "paper" if params == claim.params(profile) else "given"
-    note = getattr(claim, "configurations_note", "") or "decided on the given configuration only (the claim draws no configurations)"
+    note = (getattr(claim, "configurations_note", "")
+            or "decided on the given configuration only (the claim draws no configurations)")
     return {"drawn": 0, "rows": [{"name": name, "values": {}, "verdict": out.verdict}], "note": note}
 
 
@@ -197,7 +209,8 @@ def _run_on(executor, jobs, claims, progress, window: int | None = None, task=No
     import collections
 
     results: dict = {}
-    queue, running = collections.deque(jobs), {}
+    queue = collections.deque(jobs)
+    running: dict = {}
     order = {cid: i for i, (cid, _) in enumerate(jobs)}
     task = task or run_claim
 
@@ -271,7 +284,7 @@ def failure_cause(exc: BaseException) -> str:
 def versions() -> dict:
     import importlib.metadata as md
 
-    out = {"python": platform.python_version()}
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for pkg in ("softmix", "sympy", "mpmath", "numpy", "scipy", "hypothesis"):
         try:
             out[pkg] = md.version(pkg)

@@ -49,6 +49,10 @@ _CLAIM = {
             "note": {"type": "string"}}},
         "negative_controls": {"type": "array", "items": _CONTROL},
         "alpha_spent": {"type": "number"},
+        # the run's memo (numerics/memo.py), dropped when the claim's run ended: how often the claim and its
+        # controls reused a value (hits), made one (misses), and evicted one at the bound (max_entries)
+        "memo": {"type": "object", "properties": {k: {"type": "integer"} for k in
+                                                  ("hits", "misses", "evictions", "max_entries")}},
         "seconds": {"type": "number"},
         # present (true) only on a claim not decided because its task failed outside its check (its
         # worker died twice, the executor broke or lost its scheduler); the cause is evidence.cause

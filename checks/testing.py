@@ -16,6 +16,10 @@ from __future__ import annotations
 import json
 import warnings
 
+from softmix.numerics.errors import SoftmixWarning
+
+from .verdicts import verdict_of
+
 __all__ = ["assert_claim", "assert_agrees", "assert_float64_agrees", "claim_report", "InconclusiveClaimWarning",
            "DEFAULT_SEED"]
 
@@ -23,7 +27,7 @@ __all__ = ["assert_claim", "assert_agrees", "assert_float64_agrees", "claim_repo
 DEFAULT_SEED = 20261130
 
 
-class InconclusiveClaimWarning(UserWarning):
+class InconclusiveClaimWarning(SoftmixWarning):
     """:func:`assert_claim` on a claim that came back ``inconclusive`` (not a failure unless
     ``strict=True``, as with ``softmix verify``): the reason and what would settle it."""
 
@@ -41,20 +45,13 @@ def _parts(evidence: dict):
             yield name, part
 
 
-def _row_verdict(row: dict):
-    if not isinstance(row, dict):
-        return None
-    v = row.get("verdict") or row.get("status")
-    if v is None and "passed" in row:
-        v = {True: "confirmed", False: "refuted", None: "inconclusive"}[row["passed"]]
-    return v
-
-
 def _rows_with(evidence: dict, verdicts, limit: int = 3) -> list[str]:
     out = []
     for name, part in _parts(evidence):
         for row in part["rows"]:
-            if _row_verdict(row) in verdicts:
+            if not (isinstance(row, dict) and {"verdict", "status", "passed"} & row.keys()):
+                continue
+            if verdict_of(row, part.get("kind", "numeric")) in verdicts:
                 slim = {k: v for k, v in row.items() if k not in ("rule", "test", "traceback")}
                 out.append(f"{name}: {_compact(slim)}")
                 if len(out) >= limit:

@@ -43,12 +43,12 @@ def _posterior_mean_head(mix, z, sigma_Z, offsets: bool, gate_variance=None):
 
 
 def posterior_with_offsets(mix, U, V, z, sigma_Z):
-    """T_{I/s, (sigma_Z^2/s) I}[p_X](z) = E[X | X + sigma_Z Z = z] - (sigma0^4/s^2) z, w_a ~ pi_a exp(mu_a^T z/s - |mu_a|^2/(2s))"""
+    """T_{I/s, (sigma_Z^2/s) I}[p_X](z) = E[X | X + sigma_Z Z = z] - (sigma0^4/s^2) z, w_a ~ pi_a exp(mu_a^T z/s - |mu_a|^2/(2s))"""  # noqa: E501 (the statement: one line)
     return _posterior_mean_head(mix, z, sigma_Z, offsets=True)
 
 
 def posterior_displayed_gate(mix, U, V, z, sigma_Z):
-    """T_{I/s, (sigma_Z^2/s) I}[p_X](z) = sigma0^2 sigma_Z^2/s^2 z + sigma_Z^2/s sum_a w_a mu_a, w_a ~ pi_a exp(mu_a^T z/s)"""
+    """T_{I/s, (sigma_Z^2/s) I}[p_X](z) = sigma0^2 sigma_Z^2/s^2 z + sigma_Z^2/s sum_a w_a mu_a, w_a ~ pi_a exp(mu_a^T z/s)"""  # noqa: E501 (the statement: one line)
     return _posterior_mean_head(mix, z, sigma_Z, offsets=False)
 
 

@@ -7,8 +7,6 @@ precision (mpmath path); nothing is approximated.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import mpmath as mpm
 import numpy as np
 import sympy as sp
@@ -18,6 +16,7 @@ from softmix.theory.mixtures import component_log_mgf, entry_name, hessian
 
 from .errors import InputError
 from .lambdify import compile_expr
+from .memo import memoised
 from .mixture import GaussianMixture
 from .precision import exact_inputs, to_mpf, workdps
 
@@ -26,7 +25,7 @@ __all__ = ["softmax_attention", "linear_attention", "gates", "log_gates", "tilte
            "check_params", "second_moment"]
 
 
-@lru_cache(maxsize=None)
+@memoised("attention.kernel_args")
 def _kernel_args(D: int):
     a, m, G, logpi, score, grad = component_kernel(D)
     gsyms = [G[i, j] for i in range(D) for j in range(i, D)]
@@ -34,7 +33,7 @@ def _kernel_args(D: int):
     return args, [score] + list(grad)
 
 
-@lru_cache(maxsize=None)
+@memoised("attention.second_moment_args")
 def _second_moment_args(D: int):
     """E[X X^T] for one component, derived as the Hessian of its MGF at 0."""
     a, m, G, logpi, score, grad = component_kernel(D)
@@ -43,10 +42,10 @@ def _second_moment_args(D: int):
     return list(m) + gsyms, list(H)
 
 
-@lru_cache(maxsize=None)
+@memoised("attention.kernel")
 def _kernel(D: int, backend: str):
-    """The compiled kernel, once per (D, backend): compile_expr keys its own cache on srepr of the expressions,
-    which cost ~6 ms per call, paid on every tilted_moments call before this cache."""
+    """The compiled kernel, once per (D, backend) in the run's memo: compile_expr keys its entry on srepr of the
+    expressions, which costs ~6 ms per call, paid on every tilted_moments call without this one."""
     args, exprs = _kernel_args(D)
     return compile_expr(exprs, args, backend)
 

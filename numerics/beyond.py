@@ -93,7 +93,8 @@ def per_query_mse_constants(mix: GaussianMixture, U, V, Z) -> np.ndarray:
     return rho * trC
 
 
-def averaged_constant(mix: GaussianMixture, Sigma, U, V, n: int = 40, max_points: int = 250000, mc_samples: int = 400000,
+def averaged_constant(mix: GaussianMixture, Sigma, U, V, n: int = 40, max_points: int = 250000,
+                      mc_samples: int = 400000,
                       rng: np.random.Generator | None = None, fn=None) -> dict:
     """E_z fn(z), z ~ N(0, Sigma) (fn defaults to per_query_mse_constants), in any dimension.
 

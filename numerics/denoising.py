@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import mpmath as mpm
 import numpy as np
@@ -85,7 +86,7 @@ class DenoisingTask:
         return all(a[i] * b[j] - a[j] * b[i] == 0 for i in range(self.d) for j in range(i + 1, self.d))
 
     def with_(self, **kw) -> "DenoisingTask":
-        vals = dict(m1=self.m1, m2=self.m2, gamma=self.gamma, xi=self.xi, pi1=self.pi1)
+        vals: dict[str, Any] = dict(m1=self.m1, m2=self.m2, gamma=self.gamma, xi=self.xi, pi1=self.pi1)
         vals.update({k: (tuple(Fraction(x) for x in v) if k in ("m1", "m2") else Fraction(v)) for k, v in kw.items()})
         return DenoisingTask(**vals)
 
@@ -140,7 +141,8 @@ def _unpack(theta, d, H):
 
 
 def _pack(heads):
-    return np.concatenate([np.concatenate([np.asarray(U, float).ravel(), np.asarray(V, float).ravel()]) for U, V in heads])
+    return np.concatenate([np.concatenate([np.asarray(U, float).ravel(), np.asarray(V, float).ravel()]) for U,
+                           V in heads])
 
 
 def head_outputs(task: DenoisingTask, heads, Z, kind: str = "softmax") -> np.ndarray:
@@ -170,7 +172,8 @@ def heads_loss_grad(task: DenoisingTask, theta, Z, w, target, H: int, kind: str 
     heads = _unpack(theta, d, H)
     Z = np.atleast_2d(Z)
     MZ = s * np.eye(d) + (M.T * pi) @ M
-    inner, als = [], []
+    inner: list = []
+    als: list = []
     out = np.zeros_like(Z)
     for U, V in heads:
         if kind == "linear":
@@ -190,7 +193,7 @@ def heads_loss_grad(task: DenoisingTask, theta, Z, w, target, H: int, kind: str 
     loss = float(np.sum(w * (r**2).sum(1)))
     R2 = 2 * w[:, None] * r  # dloss/dout
     grads = []
-    for (U, V), inn, al in zip(heads, inner, als):
+    for (_U, V), inn, al in zip(heads, inner, als):
         gV = R2.T @ inn
         G = R2 @ V  # dloss/dinner (N, d)
         if kind == "linear":

@@ -7,7 +7,7 @@ L -> infinity behaviour only (delta method; remainders O(L^-2)); Monte Carlo is 
 from __future__ import annotations
 
 import math
-import weakref
+from typing import cast
 
 import mpmath as mpm
 import numpy as np
@@ -15,6 +15,7 @@ import numpy as np
 from .attention import _mpmat, _mpvec, _scores_grads_mp, _softmax_mp, check_params, log_gates, tilted_moments
 from .errors import InputError
 from .logspace import scaled
+from .memo import by_identity
 from .mixture import GaussianMixture, psd_sqrt
 from .precision import exact_inputs, workdps
 
@@ -55,26 +56,16 @@ def sample_tokens(mix: GaussianMixture, n: int, rng: np.random.Generator, size: 
     return m[lab] + np.einsum("...ij,...j->...i", Ls[lab], xi)
 
 
-_ARRAYS: dict = {}
-
-
 def _float_arrays(mix: GaussianMixture):
-    """``mix.arrays()`` computed once per mixture object (the exact Fraction -> float conversion
-    costs O(K D^2) Python operations, ~0.1 s at D = 200); read-only arrays, dropped with ``mix``."""
-    key = id(mix)
-    hit = _ARRAYS.get(key)
-    if hit is not None and hit[0]() is mix:
-        return hit[1]
-    arrs = mix.arrays()
-    for x in arrs:
-        x.setflags(write=False)
-    try:
-        ref = weakref.ref(mix)
-        weakref.finalize(mix, _ARRAYS.pop, key, None)
-    except TypeError:  # not weak-referenceable: no caching
+    """``mix.arrays()`` computed once per mixture object in the run's memo (the exact Fraction ->
+    float conversion costs O(K D^2) Python operations, ~0.1 s at D = 200); read-only arrays."""
+    def make():
+        arrs = mix.arrays()
+        for x in arrs:
+            x.setflags(write=False)
         return arrs
-    _ARRAYS[key] = (ref, arrs)
-    return arrs
+
+    return by_identity("finite_prompt.float_arrays", mix, make)
 
 
 def normals_per_token(p: int) -> int:
@@ -93,7 +84,7 @@ def _lower_root(S: np.ndarray) -> np.ndarray:
     except np.linalg.LinAlgError:
         pass
     r = psd_sqrt(S)  # singular (degenerate component or V rows dependent on a)
-    Rf = np.linalg.qr(r.T, mode="r")
+    Rf = cast(np.ndarray, np.linalg.qr(r.T, mode="r"))  # numpy's stubs type mode="r" as QRResult
     T = Rf.T.copy()
     sg = np.where(np.diag(T) < 0, -1.0, 1.0)  # make the diagonal non-negative (column signs)
     return T * sg[None, :]

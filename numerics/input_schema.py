@@ -21,8 +21,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, TypeAdapter, ValidationError, \
-    ValidationInfo, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from .errors import InputError
@@ -95,7 +104,8 @@ class HeadSchema(BaseModel):
     def _shapes(self, info: ValidationInfo):
         D = (info.context or {}).get("D", len(self.U))
         if len(self.U) != D or len(self.U[0]) != D:
-            _fail("U: expected a {D}x{D} matrix (the token dimension), got {r}x{c}", D=D, r=len(self.U), c=len(self.U[0]))
+            _fail("U: expected a {D}x{D} matrix (the token dimension), got {r}x{c}", D=D, r=len(self.U),
+                  c=len(self.U[0]))
         if len(self.V[0]) != D:
             _fail("V: expected {D} columns (the side of U), got {c}", D=D, c=len(self.V[0]))
         if self.W is not None and len(self.W[0]) != len(self.V):
@@ -127,7 +137,7 @@ def format_path(loc, root: str = "") -> str:
     return out
 
 
-def _describe(err: dict, keys) -> str:
+def _describe(err: Any, keys) -> str:
     t, ctx, inp = err["type"], err.get("ctx") or {}, err.get("input")
     if t in ("list_type", "tuple_type", "iterable_type"):
         return f"expected a list, got {show_value(inp)}"

@@ -7,10 +7,11 @@ permuted; ``signature`` records the positional order used internally.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import sympy as sp
+
+from .memo import remember
 
 __all__ = ["CompiledFunction", "compile_expr", "BACKENDS"]
 
@@ -21,7 +22,7 @@ BACKENDS = ("numpy", "mpmath")
 class CompiledFunction:
     backend: str
     signature: tuple[str, ...]
-    fn: object
+    fn: Callable[..., Any]
     n_outputs: int
     source_hash: int
 
@@ -36,8 +37,6 @@ def _key(exprs, args, backend, cse):
     return (tuple(sp.srepr(e) for e in exprs), tuple(a.name for a in args), backend, cse)
 
 
-_CACHE: dict = {}
-
 
 def compile_expr(exprs: Sequence, args: Sequence[sp.Symbol], backend: str, cse: bool = True) -> CompiledFunction:
     """Lambdify ``exprs`` (a list of scalar expressions) over ``args``.
@@ -45,7 +44,7 @@ def compile_expr(exprs: Sequence, args: Sequence[sp.Symbol], backend: str, cse: 
     backend "numpy": float64, broadcasting over array arguments.
     backend "mpmath": arbitrary precision; rationals print as mpf ratios, so no Python float
     enters; the caller sets the precision (:func:`numerics.precision.workdps`).
-    Returns a list of outputs (one per expression).
+    Returns a list of outputs (one per expression).  Compiled once per run (:mod:`numerics.memo`).
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
@@ -58,9 +57,9 @@ def compile_expr(exprs: Sequence, args: Sequence[sp.Symbol], backend: str, cse: 
     if unknown:
         raise ValueError(f"expression has symbols not in the signature: {sorted(unknown)}")
     key = _key(exprs, args, backend, cse)
-    if key in _CACHE:
-        return _CACHE[key]
-    fn = sp.lambdify(list(args), list(exprs), modules=backend, cse=cse)
-    out = CompiledFunction(backend, tuple(names), fn, len(exprs), hash(key))
-    _CACHE[key] = out
-    return out
+
+    def make():
+        fn = sp.lambdify(list(args), list(exprs), modules=backend, cse=cse)
+        return CompiledFunction(backend, tuple(names), fn, len(exprs), hash(key))
+
+    return remember("lambdify.compile_expr", key, make)

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from typing import Any
 
 import mpmath as mpm
 import numpy as np
 from scipy.special import expit
 
 from .errors import InputError
+from .memo import memoised
 from .mixture import parse_number
 from .precision import to_mpf, workdps
 from .quadrature import normal_rule
@@ -131,7 +132,7 @@ class LDAProblem:
         return w, out[self.d]
 
 
-@lru_cache(maxsize=None)
+@memoised("lda.bayes_compiled")
 def _bayes_compiled(d: int, backend: str):
     import sympy as sp
 
@@ -223,7 +224,7 @@ def _softplus(t, mp):
     return np.logaddexp(0.0, t)
 
 
-@lru_cache(maxsize=32)
+@memoised("lda.float_rule")
 def _float_rule(n):
     x, w = np.polynomial.hermite.hermgauss(n)
     return x * np.sqrt(2.0), w / np.sqrt(np.pi)
@@ -238,7 +239,8 @@ def _rule(n, k, mp, dps):
     else:
         x, w = _float_rule(n)
     if k == 0:
-        return np.zeros((0, 1), dtype=x.dtype), np.ones(1, dtype=w.dtype) if not mp else np.array([mpm.mpf(1)], dtype=object)
+        return np.zeros((0, 1), dtype=x.dtype), np.ones(1, dtype=w.dtype) if not mp else np.array([mpm.mpf(1)],
+                                                                                                  dtype=object)
     grids = np.meshgrid(*([x] * k), indexing="ij")
     wg = np.meshgrid(*([w] * k), indexing="ij")
     W = wg[0]
@@ -249,7 +251,7 @@ def _rule(n, k, mp, dps):
 
 def _basis(vectors, mp):
     """Orthonormal basis (d, k) of the span of the given vectors (Gram-Schmidt)."""
-    Q = []
+    Q: list = []
     for a in vectors:
         a = np.array(a, dtype=object if mp else float)
         na = _norm(a, mp)
@@ -275,8 +277,7 @@ def _norm(a, mp):
 def eff_risk(prob: LDAProblem, zeta, order: int = 0, n: int = 48, dps: int | None = None, full_basis: bool = False):
     """(R~(zeta), grad, Hessian) up to ``order`` (0, 1, 2) by projected Gauss-Hermite quadrature.
     ``dps=None``: float64; else mpmath at ``dps`` digits (call inside or outside workdps)."""
-    mp = dps is not None
-    if mp:
+    if dps is not None:
         with workdps(dps):
             return _eff(prob, np.array([to_mpf(x) if not isinstance(x, mpm.mpf) else x for x in zeta], dtype=object),
                         order, n, True, dps, full_basis)
@@ -295,7 +296,7 @@ def _eff(prob, zeta, order, n, mp, dps, full_basis=False):
         Q = _basis([L.T @ w, L.T @ s], mp)
     k = 0 if Q is None else Q.shape[1]
     eta_nodes, wts = _rule(n, k, mp, dps)
-    LQ = L @ Q if k else None
+    LQ: Any = L @ Q if k else None
     Cperp = (G - LQ @ LQ.T) if k else G
     risk = 0
     grad = np.zeros(2 * d + 2, dtype=object if mp else float)

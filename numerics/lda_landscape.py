@@ -54,7 +54,7 @@ def square_risk(prob, zeta, target: str = "2eta-1", n: int = 32, grad: bool = Tr
     ws, bs = prob.bayes()
     cls, s0 = _nodes(prob, [w, s, ws], n)
     val, g = 0.0, np.zeros(2 * d + 2)
-    for pc, c, X, wts in cls:
+    for pc, _c, X, wts in cls:
         fs = ws @ X + bs
         t = 2 * expit(fs) - 1 if target == "2eta-1" else fs
         sz = expit(s0 + s @ X)
@@ -69,6 +69,7 @@ def square_risk(prob, zeta, target: str = "2eta-1", n: int = 32, grad: bool = Tr
 def rstar_relation(prob):
     """q = m1^T Gamma^-1 m1 - m_-1^T Gamma^-1 m_-1 as an exact Fraction (b* = s0 - q/2)."""
     from fractions import Fraction
+
     import sympy as sp
     G = sp.Matrix([[sp.Rational(x.numerator, x.denominator) for x in r] for r in prob.Gamma])
     a = sp.Matrix([sp.Rational(x.numerator, x.denominator) for x in prob.m1])

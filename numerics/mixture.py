@@ -70,7 +70,8 @@ class GaussianMixture:
 
     # ---- construction & validation ----------------------------------------------------------
     @classmethod
-    def from_values(cls, weights, means, covariances, where: str = "mixture", normalize: bool = False) -> "GaussianMixture":
+    def from_values(cls, weights, means, covariances, where: str = "mixture",
+                    normalize: bool = False) -> "GaussianMixture":
         """Validate and build: the structure by the schema
         :class:`~softmix.numerics.input_schema.MixtureSchema` (one line naming ``where`` and the path,
         e.g. ``covariances[1]``), then positive weights summing to one (within 1e-12, renormalised
@@ -111,14 +112,16 @@ class GaussianMixture:
                     if G[i][j] != G[j][i]:
                         a, b = float(G[i][j]), float(G[j][i])
                         if abs(a - b) > 1e-12 * max(1.0, abs(a), abs(b)):
-                            raise InputError(f"{where}: covariances[{k}] is not symmetric (entry [{i}][{j}] = {a} vs [{j}][{i}] = {b})")
+                            raise InputError(f"{where}: covariances[{k}] is not symmetric (entry [{i}][{j}] = {a} vs "
+                                             f"[{j}][{i}] = {b})")
             # symmetrise exactly (average) so that tiny asymmetries do not propagate
             covs[k] = tuple(tuple((G[i][j] + G[j][i]) / 2 for j in range(D)) for i in range(D))
             arr = np.array([[float(v) for v in r] for r in covs[k]])
             ev = np.linalg.eigvalsh(arr)
             scale = max(1.0, float(np.max(np.abs(arr))))
             if ev[0] < -1e-10 * scale:
-                raise InputError(f"{where}: covariances[{k}] is not positive semidefinite (smallest eigenvalue {ev[0]:.3g})")
+                raise InputError(f"{where}: covariances[{k}] is not positive semidefinite (smallest eigenvalue "
+                                 f"{ev[0]:.3g})")
         return cls(tuple(w), tuple(ms), tuple(covs))
 
     @classmethod

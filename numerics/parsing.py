@@ -130,6 +130,15 @@ def parse_number(x, where: str = "number") -> Fraction:
     ``"1e999999999"``, a two-million-digit decimal, a zero denominator -- raises
     :class:`~softmix.numerics.errors.InputError` naming ``where``, in time independent of the size
     of the offending number.
+
+    >>> parse_number("1/3"), parse_number("-1.25e-3")
+    (Fraction(1, 3), Fraction(-1, 800))
+    >>> parse_number(0.1) == Fraction(1, 10)     # a float is its exact binary value
+    False
+    >>> parse_number("1/0", "weights[0]")
+    Traceback (most recent call last):
+    ...
+    softmix.numerics.errors.InputError: weights[0]: zero denominator in '1/0'
     """
     if isinstance(x, bool) or x is None or isinstance(x, (list, tuple, dict)):
         raise InputError(f"{where}: expected a number, got {show_value(x)}")
@@ -225,7 +234,8 @@ def check_json_bounds(obj, where: str) -> None:
     while stack:
         node, depth, path = stack.pop()
         if depth > LIMITS.max_depth:
-            raise InputError(f"{where}: {path or 'document'}: nested deeper than the limit of {LIMITS.max_depth} levels")
+            raise InputError(f"{where}: {path or 'document'}: nested deeper than the limit of {LIMITS.max_depth} "
+                             "levels")
         if isinstance(node, list):
             if len(node) > LIMITS.max_array_length:
                 raise InputError(f"{where}: {path or 'document'}: an array of {len(node)} entries, more than the "
@@ -282,6 +292,7 @@ def load_json_file(path) -> object:
         raise InputError(f"{path}: nested too deeply (limit {LIMITS.max_depth} levels)") from None
     except ValueError as e:  # an integer literal past Python's digit limit for int()
         why = str(e).split(";")[0]
-        raise InputError(f"{path}: an integer literal with too many digits (limit {LIMITS.max_digits}; {why})") from None
+        raise InputError(f"{path}: an integer literal with too many digits (limit {LIMITS.max_digits}; "
+                         f"{why})") from None
     check_json_bounds(obj, str(path))
     return obj

@@ -154,7 +154,7 @@ def posterior_mean_mp(clean: GaussianMixture, noise, z, dps: int = 50):
         w, m, G = clean.mp()
         D = clean.dim
         if isinstance(noise, (list, tuple)):
-            rows = [list(r) if isinstance(r, (list, tuple)) else None for r in noise]
+            rows: list = [list(r) if isinstance(r, (list, tuple)) else None for r in noise]
             if any(r is None for r in rows):
                 N = mpm.diag([_mpnum(x) for x in noise])
             else:

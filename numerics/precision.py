@@ -39,6 +39,8 @@ from fractions import Fraction
 
 import mpmath as mpm
 
+from softmix.numerics.errors import SoftmixWarning
+
 __all__ = ["workdps", "to_fraction", "to_mpf", "fmt_mp", "PrecisionWarning", "strict_precision", "exact_floats",
            "inexact_floats", "exact_inputs", "mp_matrix", "mp_vector"]
 
@@ -121,7 +123,7 @@ def mp_vector(v):
 
 
 # ---- floats reaching the high-precision paths ----------------------------------------------------
-class PrecisionWarning(UserWarning):
+class PrecisionWarning(SoftmixWarning):
     """A float that is not exactly the decimal it prints as reached a high-precision (``_mp``)
     function: it is used at its binary value, so the result means that value and is exact only to
     about 1e-16 relative to the number you probably meant.  Pass ``"0.1"``, ``"1/3"``,

@@ -8,18 +8,18 @@ and a larger rule (:func:`expect_with_error`): an estimate, not a bound.
 from __future__ import annotations
 
 import itertools
-from functools import lru_cache
 
 import mpmath as mpm
 import numpy as np
 
+from .memo import memoised
 from .precision import workdps
 
 __all__ = ["hermite_rule", "normal_rule", "expect_gaussian", "expect_mixture", "expect_with_error",
            "psd_sqrt_mp"]
 
 
-@lru_cache(maxsize=64)
+@memoised("quadrature.hermite_rule")
 def _hermite_rule_cached(n: int, dps: int):
     x0, _ = np.polynomial.hermite.hermgauss(n)
     with workdps(dps + 10):

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import mpmath as mpm
 import numpy as np
 
 from .errors import InputError
 from .logspace import scaled, scaled_sum
+from .memo import by_identity
 from .mixture import GaussianMixture, psd_sqrt
 from .precision import exact_inputs, to_mpf, workdps
 
@@ -212,7 +214,8 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
     with np.errstate(invalid="ignore"):
         bres = -2.0 * np.einsum("nq,hnq->n", r, bias)
     out = {"variance": var, "cross": cross, "bias_residual": bres, "K": var + bres,
-           "risk_infinite": (r**2).sum(1) + (trN if B is not None else target.conditional_trace(Z)), "residual": r, "prediction": pred, "bias": bias, "rho": rho}
+           "risk_infinite": (r**2).sum(1) + (trN if B is not None else target.conditional_trace(Z)), "residual": r,
+           "prediction": pred, "bias": bias, "rho": rho}
     over = ~np.all(np.isfinite(rho), axis=(0, 1))
     if over.any():  # some rho overflows float64: those queries' constants in log space (inf, never nan)
         _log_space_rows(out, terms, r, over)
@@ -238,41 +241,28 @@ def _log_space_rows(out: dict, terms, r, rows) -> None:
     out["K"][rows] = scaled_sum(var + bres)
 
 
-_PREP: dict = {}
-
-
 def _prepared(mix, heads, target):
-    """Per (mixture, heads, target): P_h = W_h V_h, P_h G_j, P_h m_j, tr(P_h G_j P_k^T), U_h^T, B, tr(noise)."""
-    key = (id(mix), tuple(heads), target)
-    hit = _PREP.get(key)
-    if hit is not None and hit[0] is mix:
-        return hit[1]
+    """Per (mixture, heads, target), in the run's memo: P_h = W_h V_h, P_h G_j, P_h m_j, tr(P_h G_j P_k^T),
+    U_h^T, B, tr(noise)."""
+    return by_identity("risk.prepared", mix, lambda: _prepare(mix, heads, target), tuple(heads), target)
+
+
+def _prepare(mix, heads, target):
     w, m, G = _arrays(mix)
     arr = [h.arrays() for h in heads]
     P = [Wh @ Vh for _U, Vh, Wh in arr]
     PG = [[P[h] @ G[j] for j in range(len(w))] for h in range(len(P))]
     Pm = [[P[h] @ m[j] for j in range(len(w))] for h in range(len(P))]
-    trPGP = [[[float(np.trace(P[h] @ G[j] @ P[k].T)) for j in range(len(w))] for k in range(len(P))] for h in range(len(P))]
+    trPGP = [[[float(np.trace(P[h] @ G[j] @ P[k].T)) for j in range(len(w))] for k in range(len(P))]
+             for h in range(len(P))]
     Ut = [np.ascontiguousarray(U.T) for U, _V, _W in arr]
     B, N = target.arrays() if getattr(target, "linear", False) else (None, np.zeros((1, 1)))  # None: E[y|z] not linear
-    out = (P, PG, Pm, trPGP, Ut, B, float(np.trace(N)))
-    if len(_PREP) > 64:
-        _PREP.clear()
-    _PREP[key] = (mix, out)
-    return out
-
-
-_ARR: dict = {}
+    return (P, PG, Pm, trPGP, Ut, B, float(np.trace(N)))
 
 
 def _arrays(mix):
-    key = id(mix)
-    hit = _ARR.get(key)
-    if hit is not None and hit[0] is mix:
-        return hit[1]
-    arrs = mix.arrays()
-    _ARR[key] = (mix, arrs)
-    return arrs
+    """``mix.arrays()`` once per mixture object in the run's memo."""
+    return by_identity("risk.arrays", mix, mix.arrays)
 
 
 # ================================================================================================
@@ -444,8 +434,8 @@ def threshold_info(mix: GaussianMixture, heads, queries: GaussianMixture, tol: f
     betas = [(r["multiplicity"] / 2 + (0 if at else -1) + int(r["mean_shift_on_top"])) for r in top_rows]
     out.update({"rate_exponent": -1.0 if at else -1 / (2 * best),
                 "log_power": (max(betas) if ok else None),
-                "log_power_note": ("(ln L)^(m/2 - 1 + d), m multiplicity of the top eigenvalue, d = 1 if the mean shift "
-                                   "is non-zero on its eigenspace" if ok else
+                "log_power_note": ("(ln L)^(m/2 - 1 + d), m multiplicity of the top eigenvalue, d = 1 if the mean "
+                                   "shift is non-zero on its eigenspace" if ok else
                                    "not a pure power of ln L: mixture tokens or a query mean along the top direction "
                                    "give exp(O(sqrt(ln L))) factors")})
     return out
@@ -458,10 +448,10 @@ def averaged_risk(mix: GaussianMixture, heads, queries: GaussianMixture, target:
                   n_mc: int = 200000, seed=0, drop: str | None = None) -> dict:
     """E_z of the per-query constants for z ~ queries (a Gaussian mixture, singular covariances allowed).
 
-    Gaussian tokens and a linear target: closed form per query component (``method='closed-form'``; mpmath at ``dps``
-    digits if given).  Otherwise (mixture tokens or a target not linear in z): importance-sampled Monte Carlo over queries, per query
-    component xi ~ N(0, tau^2 I) with tau^2 = 1 / (1 - 2 lambda*) so that the estimator has finite
-    variance for every lambda* < 1/2 (``method='monte-carlo'`` with ``standard_error``).
+    Gaussian tokens and a linear target: closed form per query component (``method='closed-form'``; mpmath at
+    ``dps`` digits if given).  Otherwise (mixture tokens or a target not linear in z): importance-sampled Monte
+    Carlo over queries, per query component xi ~ N(0, tau^2 I) with tau^2 = 1 / (1 - 2 lambda*) so that the estimator
+    has finite variance for every lambda* < 1/2 (``method='monte-carlo'`` with ``standard_error``).
     ``drop`` ('bias-residual' or 'cross') removes that term (negative controls)."""
     th = threshold_info(mix, heads, queries)
     base = {"threshold": th["lambda"], "finite": th["finite"], "rate_exponent": th.get("rate_exponent"),
@@ -484,7 +474,7 @@ def _closed_form(mix, heads, queries, target, dps, drop, finite):
     rinf = float(np.trace(N))
     for j in range(len(qw)):
         rinf += qw[j] * float((c0 + R1 @ qm[j]) @ (c0 + R1 @ qm[j]) + np.trace(R1 @ qS[j] @ R1.T))
-    out = {"method": "closed-form", "standard_error": None}
+    out: dict[str, Any] = {"method": "closed-form", "standard_error": None}
     if not finite:
         out.update({"risk_infinite": rinf, "K": float("inf"), "variance": None, "bias_residual": None, "cross": None})
         if dps:
@@ -536,7 +526,8 @@ def _closed_form_mp(mix, heads, queries, target, dps, drop, rinf_only=False):
                 Q = sym(U[k].T * G * P[h].T * P[k] * G * U[h])
                 al = tr(P[h] * G * P[k].T)
                 for j in range(len(qw)):
-                    parts["variance" if h == k else "cross"] += qw[j] * gaussian_exp_quadratic_mean_mp(S, al, zero, Q, qm[j], qS[j])
+                    parts["variance" if h == k else "cross"] += qw[j] * gaussian_exp_quadratic_mean_mp(S, al, zero, Q,
+                                                                                                       qm[j], qS[j])
             S = sym(U[h].T * G * U[h])
             X = P[h] * G * U[h]
             for j in range(len(qw)):
@@ -551,7 +542,7 @@ def _closed_form_mp(mix, heads, queries, target, dps, drop, rinf_only=False):
 def _mc_average(mix, heads, queries, target, th, n, seed, drop):
     qw, qm, qS = queries.arrays()
     rng = np.random.default_rng(np.random.SeedSequence(seed) if not isinstance(seed, np.random.SeedSequence) else seed)
-    lam_j = {}
+    lam_j: dict = {}
     for r in th["rows"]:
         lam_j[r["query_component"]] = max(lam_j.get(r["query_component"], 0.0), r["lambda"])
     keys = ("K", "variance", "bias_residual", "cross", "risk_infinite")

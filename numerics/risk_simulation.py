@@ -6,6 +6,7 @@ generator); the closed forms it is checked against live in :mod:`softmix.numeric
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -82,9 +83,9 @@ def simulate_excess(mix, heads, target, z, L: int, R: int, rng) -> dict:
     w, m, G = _arrays(mix)
     T, lse = eng.run(int(L), int(R), rng)
     r0 = c["residual"][0]
-    err = 0.0
-    lin = 0.0
-    for h, (U, V, W) in enumerate(eng.arr):
+    err: Any = 0.0  # a (queries, d) array after the first head
+    lin: Any = 0.0
+    for h, (_U, V, W) in enumerate(eng.arr):
         _s, _g, lam, _mu, grad = _tilt(w, m, G, eng.a[h][None])
         d = (T[h] - V @ grad[0]) @ W.T  # W_h (T_L^h - T^h)
         err = err + d
@@ -190,9 +191,9 @@ def simulate_excess_averaged(mix, heads, target, queries: GaussianMixture, L: in
             nums[h] = nums[h] * sc[:, None] + np.einsum("nc,ncd->nd", e, X)
             mx[h] = new
         done += cc
-    err = 0.0
-    lin = 0.0
-    for h, (U, V, W) in enumerate(arr):
+    err: Any = 0.0  # a (queries, d) array after the first head
+    lin: Any = 0.0
+    for h, (_U, V, W) in enumerate(arr):
         _s, _g, lam, _mu, grad = _tilt(w, m, G, A[h])
         d = (nums[h] / den[h][:, None] - grad) @ (W @ V).T
         err = err + d

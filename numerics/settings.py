@@ -128,7 +128,8 @@ def denoising(gamma, xi, m1=None, m2=None, pi1=None, weights=None, means=None, h
         raise InputError(f"denoising: heads must output {d} coordinates (the clean signal), got {len(hl[0].W)}")
     target = PosteriorMeanTarget(clean, tuple(tuple(r) for r in iso(x * x)), clean=bool(clean_target))
     params = {"gamma": str(g), "xi": str(x), "weights": [str(v) for v in noisy.weights],
-              "means": [[str(v) for v in m] for m in noisy.means], "heads": "Thm 4.1 construction" if default else "given",
+              "means": [[str(v) for v in m] for m in noisy.means],
+              "heads": "Thm 4.1 construction" if default else "given",
               "target": "clean signal X" if clean_target else "posterior mean E[X | Z]"}
     return Setting(noisy, tuple(hl), noisy, target, "denoising", params)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os as _os
+from typing import TYPE_CHECKING
 
 try:  # the installed distribution's version
     from importlib.metadata import PackageNotFoundError, version as _version
@@ -50,6 +51,7 @@ _EXPORTS = {
     "gates_mp": ("softmix.numerics.attention", "gates_mp"),
     "compile_expr": ("softmix.numerics.lambdify", "compile_expr"),
     "workdps": ("softmix.numerics.precision", "workdps"),
+    "SoftmixWarning": ("softmix.numerics.errors", "SoftmixWarning"),
     "PrecisionWarning": ("softmix.numerics.precision", "PrecisionWarning"),
     "strict_precision": ("softmix.numerics.precision", "strict_precision"),
     "exact_floats": ("softmix.numerics.precision", "exact_floats"),
@@ -89,6 +91,12 @@ _EXPORTS = {
     "Float64Agreement": ("softmix.checks.rules", "Float64Agreement"),
     "ZTest": ("softmix.checks.rules", "ZTest"),
     "Bound": ("softmix.checks.rules", "Bound"),
+    "Threshold": ("softmix.checks.rules", "Threshold"),
+    "AlphaFamily": ("softmix.checks.rules", "AlphaFamily"),
+    "SlopeRule": ("softmix.checks.fits", "SlopeRule"),
+    "InverseLRule": ("softmix.checks.fits", "InverseLRule"),
+    # drawn configurations (the module: configs.mixture, configs.generic, ...)
+    "configs": ("softmix.checks", "configs"),
     "NonNegative": ("softmix.checks.params", "NonNegative"),
     "Positive": ("softmix.checks.params", "Positive"),
     "Covariance": ("softmix.checks.params", "Covariance"),
@@ -97,20 +105,118 @@ _EXPORTS = {
     "Derivation": ("softmix.theory.derivation", "Derivation"),
     "run_claims": ("softmix.checks.runner", "run_claims"),
     "Result": ("softmix.checks.runner", "Result"),
+    "Draws": ("softmix.checks.configurations", "Draws"),
+    "verdict_of": ("softmix.checks.verdicts", "verdict_of"),
+    "combine_control": ("softmix.checks.verdicts", "combine_control"),
 }
 
-__all__ = ["__version__", *_EXPORTS]
+# What a type checker sees: the same names as _EXPORTS, imported for real (tests/test_facade.py keeps
+# the two equal, so an export cannot be added without its type).  At run time nothing is imported here.
+if TYPE_CHECKING:
+    from softmix.checks import configs as configs
+    from softmix.checks.api import (
+        LATTICE as LATTICE,
+        Part as Part,
+        claim as claim,
+        combine as combine,
+        decide as decide,
+        outcome as outcome,
+        part as part,
+    )
+    from softmix.checks.assumptions import Assumption as Assumption
+    from softmix.checks.fits import InverseLRule as InverseLRule, SlopeRule as SlopeRule
+    from softmix.checks.operator import operator_claim as operator_claim
+    from softmix.checks.params import (
+        Covariance as Covariance,
+        Exact as Exact,
+        NonNegative as NonNegative,
+        Positive as Positive,
+        Real as Real,
+    )
+    from softmix.checks.registry import (
+        Claim as Claim,
+        Context as Context,
+        Control as Control,
+        Outcome as Outcome,
+        load_all as load_all,
+        load_plugin as load_plugin,
+        register as register,
+        register_section as register_section,
+    )
+    from softmix.checks.rules import (
+        AlphaFamily as AlphaFamily,
+        Bound as Bound,
+        Float64Agreement as Float64Agreement,
+        Residual as Residual,
+        Threshold as Threshold,
+        ZTest as ZTest,
+    )
+    from softmix.checks.runner import Result as Result, run_claim as run_claim, run_claims as run_claims
+    from softmix.numerics.attention import (
+        gates as gates,
+        gates_mp as gates_mp,
+        linear_attention as linear_attention,
+        linear_attention_mp as linear_attention_mp,
+        softmax_attention as softmax_attention,
+        softmax_attention_mp as softmax_attention_mp,
+    )
+    from softmix.numerics.errors import InputError as InputError, SoftmixWarning as SoftmixWarning
+    from softmix.numerics.finite_prompt import (
+        finite_prompt_attention as finite_prompt_attention,
+        finite_prompt_constants as finite_prompt_constants,
+        finite_prompt_constants_mp as finite_prompt_constants_mp,
+        simulate_outputs as simulate_outputs,
+    )
+    from softmix.numerics.lambdify import compile_expr as compile_expr
+    from softmix.numerics.mixture import GaussianMixture as GaussianMixture
+    from softmix.numerics.parsing import LIMITS as INPUT_LIMITS, parse_number as parse_number
+    from softmix.numerics.posterior import (
+        posterior_covariance as posterior_covariance,
+        posterior_mean as posterior_mean,
+        posterior_mean_mp as posterior_mean_mp,
+    )
+    from softmix.numerics.precision import (
+        PrecisionWarning as PrecisionWarning,
+        exact_floats as exact_floats,
+        strict_precision as strict_precision,
+        workdps as workdps,
+    )
+    from softmix.numerics.settings import (
+        denoising as denoising_setting,
+        icl_regression as icl_regression_setting,
+        setting_from_json as setting_from_json,
+    )
+    from softmix.theory.derivation import Derivation as Derivation
+    from softmix.theory.mixtures import SymbolicMixture as SymbolicMixture, symbolic_mixture as symbolic_mixture
+
+# static, so that type checkers read it; equal to ["__version__", *_EXPORTS] (tests/test_facade.py)
+__all__ = [
+    "__version__", "GaussianMixture", "SymbolicMixture", "symbolic_mixture", "InputError", "parse_number",
+    "INPUT_LIMITS", "softmax_attention", "softmax_attention_mp", "linear_attention", "linear_attention_mp", "gates",
+    "gates_mp", "compile_expr", "workdps", "SoftmixWarning", "PrecisionWarning", "strict_precision", "exact_floats",
+    "finite_prompt_constants", "finite_prompt_constants_mp", "simulate_outputs", "finite_prompt_attention",
+    "icl_regression_setting", "denoising_setting", "setting_from_json", "posterior_mean", "posterior_mean_mp",
+    "posterior_covariance", "Claim", "Control", "Context", "Outcome", "register", "register_section", "load_plugin",
+    "load_all", "run_claim", "claim", "operator_claim", "Assumption", "Part", "part", "decide", "combine",
+    "outcome", "LATTICE", "Residual", "Float64Agreement", "ZTest", "Bound", "Threshold", "AlphaFamily", "SlopeRule",
+    "InverseLRule", "configs", "NonNegative", "Positive", "Covariance", "Exact", "Real", "Derivation", "run_claims",
+    "Result",
+]
 
 
-def __getattr__(name):
-    try:
-        mod, attr = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'softmix' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(mod), attr)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # a type checker reports an unknown ``softmix.X`` instead of typing it ``Any``
+    def __getattr__(name: str) -> object:
+        try:
+            mod, attr = _EXPORTS[name]
+        except KeyError:
+            raise AttributeError(f"module 'softmix' has no attribute {name!r}") from None
+        module = importlib.import_module(mod)
+        try:
+            value = getattr(module, attr)
+        except AttributeError:  # a submodule not imported yet (e.g. ``configs``)
+            value = importlib.import_module(f"{mod}.{attr}")
+        globals()[name] = value
+        return value
 
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(__all__))

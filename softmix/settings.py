@@ -7,7 +7,6 @@
 >>> round(float(averaged_risk(*s.as_inputs())["K"]), 4)
 8.2393
 """
-from softmix.numerics.settings import (SETTING_KINDS, Setting, denoising, icl_regression,  # noqa: F401
-                                       setting_from_json)
+from softmix.numerics.settings import SETTING_KINDS, Setting, denoising, icl_regression, setting_from_json  # noqa: F401
 
 __all__ = ["Setting", "icl_regression", "denoising", "setting_from_json", "SETTING_KINDS"]

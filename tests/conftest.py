@@ -25,7 +25,8 @@ settings.register_profile("full", parent=_builtin_default, max_examples=300, dea
                           suppress_health_check=_quiet_slow)
 settings.register_profile("fuzz", parent=_builtin_default, max_examples=60, deadline=None, derandomize=False,
                           database=None, suppress_health_check=[*_quiet_slow, HealthCheck.too_slow,
-                                                                HealthCheck.data_too_large, HealthCheck.filter_too_much])
+                                                                HealthCheck.data_too_large,
+                                                                HealthCheck.filter_too_much])
 PROFILES = {"default": "softmix-default", "ci": "softmix-ci", "full": "full", "fuzz": "fuzz"}
 _profile = os.environ.get("SOFTMIX_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default")
 settings.load_profile(PROFILES.get(_profile, _profile))

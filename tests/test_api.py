@@ -5,7 +5,6 @@ Unit tests against known answers, and the interface as specified run as processe
 LDA config decides lemma-b.4 on a non-isotropic d = 3 configuration.
 """
 import json
-import math
 import shutil
 import subprocess
 import sys
@@ -21,7 +20,7 @@ import sympy as sp
 import softmix
 from softmix.checks.api import LATTICE, Part, combine, decide, outcome, part, verdict_of
 from softmix.checks.params import infer_type, validate_params
-from softmix.checks.registry import Context, REGISTRY, load_all
+from softmix.checks.registry import REGISTRY, Context, load_all
 from softmix.checks.rules import Bound, Residual, ZTest
 from softmix.checks.runner import _jsonable, run_claim
 from softmix.checks.schema import NUMBER_RULE, VERIFY_SCHEMA, validate
@@ -135,7 +134,7 @@ def test_decorated_claim_defaults_profiles_controls_and_shared_data():
     assert [v for v, _ in calls] == [None, "off-by-one"] and calls[0][1] == calls[1][1]
     # a new seed draws anew
     a = Context("unit-api-squares", "quick", 3).data("draws", lambda rng: rng.integers(0, 1000, size=3), params=_Sq())
-    b = Context("unit-api-squares", "quick", 4).shared_rng("draws", json.dumps(_Sq().__dict__)).integers(0, 1000, size=3)
+    b = Context("unit-api-squares", "quick", 4).data("draws", lambda rng: rng.integers(0, 1000, size=3), params=_Sq())
     assert tuple(a) != tuple(b)
 
 
@@ -166,7 +165,8 @@ def test_inferred_types_and_validation_of_old_style_claims():
     b4, c1 = claims["lemma-b.4"], claims["prop-c.1"]
     assert infer_type("0.6")[0] == "number" and infer_type(3) == ("int", None)
     assert infer_type(0, "direction_seed") == ("int", "nonnegative")
-    assert infer_type(3, "samples") == ("int", "positive") and infer_type([64, 256], "Ls") == ("list", ("int", "positive"))
+    assert infer_type(3, "samples") == ("int", "positive") and infer_type([64, 256], "Ls") == ("list",
+                                                                                               ("int", "positive"))
     assert infer_type("0.35", "pi_plus") == ("number", "probability") == infer_type("0.3", "pi1")
     assert infer_type(1, "gamma") == ("number", "nonnegative")
     assert infer_type([[1, 0], [0, 1]], "Gamma") == ("matrix", "covariance")

@@ -49,7 +49,8 @@ def test_gaussian_closed_forms_enclose_40_digit_quadrature():
             ball = B.normal_mass(Fraction(a) if a else None, Fraction(b) if b else None)
             assert encloses(ball, ref), (a, b)
             c0, c1, c2 = Fraction(3, 2), Fraction(-1, 3), Fraction(5, 7)
-            ref2 = mpm.quad(lambda u: (c0.numerator / mpm.mpf(c0.denominator) + c1.numerator / mpm.mpf(c1.denominator) * u
+            ref2 = mpm.quad(lambda u: (c0.numerator / mpm.mpf(c0.denominator)
+                                       + c1.numerator / mpm.mpf(c1.denominator) * u
                                        + c2.numerator / mpm.mpf(c2.denominator) * u * u) * phi(u),
                             [mpm.mpf(a) if a else -mpm.inf, mpm.mpf(b) if b else mpm.inf])
             assert encloses(B.poly2_mass(c0, c1, c2, Fraction(a) if a else None, Fraction(b) if b else None), ref2)

@@ -1,6 +1,5 @@
 """The CLI as a real process: exit codes, JSON shape, 40-digit agreement, bad input."""
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -48,7 +47,8 @@ def test_attention_40_digits_matches_independent_quadrature(files):
     doc = json.loads(r.stdout)
     mix = GaussianMixture.from_json_obj(MIX)
     with mpm.workdps(60):
-        Um, Vm = mpm.matrix([[mpm.mpf(x) for x in row] for row in U]), mpm.matrix([[mpm.mpf(x) for x in row] for row in V])
+        Um = mpm.matrix([[mpm.mpf(x) for x in row] for row in U])
+        Vm = mpm.matrix([[mpm.mpf(x) for x in row] for row in V])
         a = Um * mpm.matrix([mpm.mpf("0.7"), mpm.mpf("-1.2")])
         f = lambda x: mpm.exp(a[0] * x[0] + a[1] * x[1]) * mpm.matrix([1, x[0], x[1]])
         q = expect_mixture(f, mix, n=50, dps=60)
@@ -127,7 +127,7 @@ def test_verify_json_shape_and_verdicts(tmp_path):
 def test_config_overrides_reach_the_claim(files, tmp_path):
     cfg = files("c.json", {"finite-prompt": {"reps": 3000}, "fp-covariance": {"L": 50}})
     out = tmp_path / "o.json"
-    r = softmix("verify", "fp-covariance", "--config", cfg, "--json", str(out), "--quiet")
+    softmix("verify", "fp-covariance", "--config", cfg, "--json", str(out), "--quiet")
     doc = json.loads(out.read_text())
     validate(doc)
     assert doc["claims"][0]["parameters"]["L"] == 50 and doc["claims"][0]["parameters"]["reps"] == 3000

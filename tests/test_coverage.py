@@ -88,7 +88,8 @@ def test_expected_statuses(cli_doc):
     assert st["Lemma B.28"]["status"] == "external" and "preimage" in st["Lemma B.28"]["reason"]
     assert st["Lemma B.20"]["status"] == "alias" and st["Lemma B.20"]["claims"] == ["lemma-3.2"]
     # the statements issue 12 lists as lacking a claim now have one of their own (or are aliased with a part)
-    for lab, cid in [("Lemma B.7", "lemma-b.7"), ("Lemma B.16", "lemma-b.16"), ("Lemma B.15", "lemma-b.15"), ("Lemma B.17", "lemma-b.17"),
+    for lab, cid in [("Lemma B.7", "lemma-b.7"), ("Lemma B.16", "lemma-b.16"), ("Lemma B.15", "lemma-b.15"),
+                     ("Lemma B.17", "lemma-b.17"),
                      ("Lemma B.19", "lemma-b.19"), ("Lemma B.33", "lemma-b.33"), ("Remark B.36", "remark-b.36"),
                      ("Remark 4.2", "remark-4.2")]:
         assert st[lab]["status"] == "decided" and cid in st[lab]["claims"]
@@ -168,6 +169,7 @@ def test_remark_b36_needs_enough_samples_for_confirmed():
 # ---- pinned values ---------------------------------------------------------------------------------
 def test_krylov_dimension_pinned():
     import sympy as sp
+
     from softmix.checks.paper.lda_appendix import _krylov_case, _krylov_dim
 
     assert _krylov_dim(*_krylov_case("isotropic", 6)[:2])[0] == 1

@@ -31,7 +31,8 @@ def test_derived_single_heads_at_balance_pinned():
     r = D._c4_compare(_fig2(gamma=2), np.random.default_rng(0))
     got = sorted(tuple(s[k] for k in ("U_11", "U_12", "U_21", "U_22", "V_11", "V_12", "V_21", "V_22"))
                  for s in r["derived_solutions"])
-    assert got == sorted([("1/8", "0", "0", "1/8", "1/2", "0", "0", "1/2"), ("0", "1/8", "1/8", "0", "0", "1/2", "1/2", "0")])
+    assert got == sorted([("1/8", "0", "0", "1/8", "1/2", "0", "0", "1/2"),
+                          ("0", "1/8", "1/8", "0", "0", "1/2", "1/2", "0")])
     assert r["equivalent"]
     # pi1 != 1/2: the exchanged orientation is gone; gamma != xi: no head at all
     assert len(D._c4_compare(_fig2(gamma=2, pi1="0.3"), np.random.default_rng(0))["derived_solutions"]) == 1

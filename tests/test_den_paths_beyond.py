@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import math
 
-import mpmath as mpm
 import numpy as np
-import pytest
 import sympy as sp
 
 from softmix.checks.paper import beyond as BY

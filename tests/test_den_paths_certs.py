@@ -10,8 +10,10 @@ pytest.importorskip("flint")
 
 from softmix.checks.paper import certify  # noqa: E402
 from softmix.checks.runner import run_claim  # noqa: E402
-from softmix.numerics import balls as B  # noqa: E402
-from softmix.numerics import denoising as ND  # noqa: E402
+from softmix.numerics import (
+    balls as B,  # noqa: E402
+    denoising as ND,  # noqa: E402
+)
 
 
 @pytest.fixture(autouse=True)

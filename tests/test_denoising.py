@@ -11,9 +11,21 @@ import sympy as sp
 from hypothesis import example, given, settings, strategies as st
 
 from softmix.numerics.attention import softmax_attention
-from softmix.numerics.denoising import (DenoisingTask, bayes_denoiser, bayes_denoiser_mp, best_linear_map, gh_nodes,
-                                head_outputs, heads_loss_grad, linear_excess_risk_mp, linear_map_excess_risk,
-                                paper_two_heads, residual_architecture_output, u_iterates, u_lambda)
+from softmix.numerics.denoising import (
+    DenoisingTask,
+    bayes_denoiser,
+    bayes_denoiser_mp,
+    best_linear_map,
+    gh_nodes,
+    head_outputs,
+    heads_loss_grad,
+    linear_excess_risk_mp,
+    linear_map_excess_risk,
+    paper_two_heads,
+    residual_architecture_output,
+    u_iterates,
+    u_lambda,
+)
 from softmix.numerics.errors import InputError
 from softmix.theory import denoising as TD
 
@@ -41,8 +53,10 @@ def test_bayes_denoiser_pinned_fig2():
         num = [mpm.mpf(0), mpm.mpf(0)]
         den = mpm.mpf(0)
         for m in ((3, 0), (0, 3)):
-            one = [mpm.quad(lambda x: mpm.npdf(x, m[i], g) * mpm.npdf(z[i], x, xi), [-mpm.inf, mpm.inf]) for i in range(2)]
-            first = [mpm.quad(lambda x: x * mpm.npdf(x, m[i], g) * mpm.npdf(z[i], x, xi), [-mpm.inf, mpm.inf]) for i in range(2)]
+            one = [mpm.quad(lambda x: mpm.npdf(x, m[i], g) * mpm.npdf(z[i], x, xi), [-mpm.inf, mpm.inf])
+                   for i in range(2)]
+            first = [mpm.quad(lambda x: x * mpm.npdf(x, m[i], g) * mpm.npdf(z[i], x, xi), [-mpm.inf, mpm.inf])
+                     for i in range(2)]
             den += one[0] * one[1] / 2
             num[0] += first[0] * one[1] / 2
             num[1] += one[0] * first[1] / 2
@@ -104,8 +118,8 @@ def test_gradient_matches_finite_differences():
     for kind in ("softmax", "linear"):
         _l, g = heads_loss_grad(t, th, Z, W, T, 2, kind)
         e = 1e-6
-        fd = np.array([(heads_loss_grad(t, th + e * v, Z, W, T, 2, kind)[0] - heads_loss_grad(t, th - e * v, Z, W, T, 2, kind)[0]) / (2 * e)
-                       for v in np.eye(16)])
+        fd = np.array([(heads_loss_grad(t, th + e * v, Z, W, T, 2, kind)[0]
+                        - heads_loss_grad(t, th - e * v, Z, W, T, 2, kind)[0]) / (2 * e) for v in np.eye(16)])
         assert np.abs(g - fd).max() <= 1e-6 * max(1, np.abs(g).max())
 
 

@@ -91,8 +91,8 @@ def test_distributed_verify_equals_local(tmp_path):
         # Monte Carlo replicate batches as separate tasks: same numbers as the local batched run
         from distributed import Client
 
-        from softmix.checks.paper.finite_prompt import DEFAULTS, _config
         from softmix.checks.distributed import simulate_outputs_distributed
+        from softmix.checks.paper.finite_prompt import DEFAULTS, _config
         from softmix.numerics.finite_prompt import simulate_outputs_batched
 
         mix, U, V, z = _config(DEFAULTS)

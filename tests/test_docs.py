@@ -55,7 +55,8 @@ def test_findings_document_names_every_claim_with_a_finding_and_only_registered_
     code = "import json; from softmix.checks.registry import load_all; print(json.dumps(list(load_all())))"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
     registered = set(json.loads(r.stdout.strip().splitlines()[-1]))
-    named = set(re.findall(r"\(claim `([a-z0-9.\-]+)`", text)) | set(re.findall(r"^\* `([a-z0-9.\-]+)`", text, re.MULTILINE))
+    named = set(re.findall(r"\(claim `([a-z0-9.\-]+)`", text)) | set(re.findall(r"^\* `([a-z0-9.\-]+)`", text,
+                                                                                re.MULTILINE))
     assert named and named <= registered, named - registered
 
 

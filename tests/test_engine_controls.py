@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from softmix.checks import api, configs, engine_controls as E, registry, rules, runner
+from softmix.checks import api, configs, engine_controls as E, registry, rules, runner, verdicts
 from softmix.checks.registry import REGISTRY, Claim, Context, Control, Outcome
 from softmix.checks.schema import VERIFY_SCHEMA, validate
 
@@ -119,8 +119,8 @@ BREAKS = {  # name -> (module, attribute, replacement, a canary that must then b
     "claim_passed lets error pass": (runner, "claim_passed", _lets_error_pass, "engine/raises"),
     "claim_passed ignores controls": (runner, "claim_passed", _ignores_controls, "engine/control-inconclusive"),
     "--strict ignores inconclusive": (runner, "claim_passed", _lax_strict, "engine/inconclusive"),
-    "combine ranks error above refuted": (api, "combine", _combine_error_first, "engine/false"),
-    "combine ranks inconclusive above error": (api, "combine", _combine_inconclusive_first, "engine/error-part"),
+    "combine ranks error above refuted": (verdicts, "combine", _combine_error_first, "engine/false"),
+    "combine ranks inconclusive above error": (verdicts, "combine", _combine_inconclusive_first, "engine/error-part"),
     "exit_code always 0": (runner, "exit_code", lambda results, strict=False: 0, "engine/false"),
     "surviving controls not counted": (runner, "verdict_counts", _no_survivor_count, "engine/control-survives"),
     "z-test without its zero-se guard": (rules, "_finite_positive", lambda se: True, "engine/control-inconclusive"),

@@ -4,8 +4,8 @@ Each verdict of a claim (verified, confirmed, inconclusive, refuted, error by a 
 returned verdict) and of a negative control (refuted, surviving as confirmed, inconclusive, in
 error) is produced by a tiny claim of a plugin file and run as a real process, alone, with and
 without ``--strict``: the exit code, the counts and the claim's JSON are asserted.  The lattice
-itself (refuted > error > inconclusive > confirmed > verified, README) is asserted for every
-combine function of the engine.
+itself (refuted > error > inconclusive > confirmed > verified, README) is asserted for the one
+combine of the engine (:mod:`softmix.checks.verdicts`), on verdicts, decisions, parts and rows.
 """
 import itertools
 import json
@@ -15,7 +15,8 @@ import sys
 
 import pytest
 
-from softmix.checks import api, configs, rules
+from softmix.checks import api, configs, rules, verdicts
+from softmix.checks.registry import Outcome
 from softmix.checks.runner import claim_passed, exit_code, verdict_counts
 from softmix.checks.schema import validate
 
@@ -145,21 +146,35 @@ def _worst(vs):
 
 
 @pytest.mark.parametrize("vs", [list(p) for n in (1, 2, 3) for p in itertools.product(ORDER, repeat=n)])
-def test_every_combine_agrees_with_the_lattice(vs):
-    """api.combine (parts), api.verdict_of (rows), rules.combine (decisions) and configs.combine
-    (configurations) all return the worst verdict; rules.combine knows no 'verified' (numeric evidence
-    is at most confirmed); api.combine gives it when every symbolic part is verified and the other
-    parts passed."""
+def test_the_one_combine_agrees_with_the_lattice(vs):
+    """verdicts.combine on settled verdicts (configurations), on rule decisions, on parts (a proof
+    verified beside passed evidence is verified; evidence alone at most confirmed), the row mapper
+    and the control rule all return the worst verdict; the engine's other names are the same functions;
+    the paper library's capped rules.combine (compat) never says verified."""
     worst = _worst(vs)
-    assert configs.combine(vs) == worst
     numeric = "confirmed" if worst == "verified" else worst
-    assert rules.combine(*vs) == numeric, vs
-    assert rules.combine(*[{"verdict": v} for v in vs]) == numeric
-    assert api.verdict_of([{"verdict": v} for v in vs]) == worst
-    parts = [api.Part(f"p{i}", "symbolic" if v == "verified" else "numeric", v) for i, v in enumerate(vs)]
-    # verified: every symbolic part verified and every other part passed (numeric evidence beside a proof)
-    assert api.combine(parts) == ("verified" if "verified" in vs and set(vs) <= {"verified", "confirmed"} else worst)
-    assert configs.combine_control(vs) == ("refuted" if "refuted" in vs else worst)
+    assert verdicts.combine(vs) == worst
+    assert verdicts.combine([{"verdict": v} for v in vs]) == numeric  # rule decisions are evidence
+    assert verdicts.verdict_of([{"verdict": v} for v in vs]) == numeric
+    assert verdicts.verdict_of([{"verdict": v} for v in vs], kind="certificate") == worst
+    for proof in verdicts.PROOF_KINDS:
+        parts = [api.Part(f"p{i}", proof if v == "verified" else "numeric", v) for i, v in enumerate(vs)]
+        assert verdicts.combine(parts) == ("verified" if "verified" in vs and set(vs) <= {"verified", "confirmed"}
+                                           else worst)
+    evidence = [api.Part(f"p{i}", "numeric", v) for i, v in enumerate(vs)]
+    assert verdicts.combine(evidence) == numeric
+    assert verdicts.combine_control(vs) == ("refuted" if "refuted" in vs else worst)
+    assert rules.combine(*vs) == numeric and rules.combine(*[{"verdict": v} for v in vs]) == numeric
+
+
+def test_one_combine_everywhere():
+    """api, configs and the facade hand out the one combine, row mapper and control rule."""
+    import softmix
+
+    assert api.combine is configs.combine is softmix.combine is verdicts.combine
+    assert api.verdict_of is softmix.verdict_of is verdicts.verdict_of
+    assert configs.combine_control is softmix.combine_control is verdicts.combine_control
+    assert api.LATTICE is verdicts.LATTICE
 
 
 def test_lattice_edges():
@@ -167,13 +182,34 @@ def test_lattice_edges():
     # an unproven symbolic part blocks 'verified' but does not make a confirmed claim inconclusive
     assert api.combine([api.Part("s", "symbolic", "unproven"), api.Part("n", "numeric", "confirmed")]) == "confirmed"
     assert api.combine([api.Part("s", "symbolic", "unproven")]) == "inconclusive"
-    # verified needs a symbolic part: a numeric part marked verified is at most confirmed next to a confirmed one
+    # verified needs a proof: a numeric part marked verified is at most confirmed
     assert api.combine([api.Part("n", "numeric", "verified"), api.Part("m", "numeric", "confirmed")]) == "confirmed"
+    assert api.combine([api.Part("n", "numeric", "verified")]) == "confirmed"
+    # a certificate is a proof: verified, alone or beside passed evidence; undecided balls are inconclusive
+    assert api.combine([api.part("certificate", [{"passed": True}])]) == "verified"
+    both = [api.part("certificate", [{"passed": True}]), api.part("numeric", [{"passed": True}])]
+    assert api.combine(both) == "verified"
+    assert api.part("certificate", [{"passed": True}, {"passed": None}]).verdict == "inconclusive"
+    assert api.part("certificate", [{"passed": False}]).verdict == "refuted"
+    # settled verdicts (a configuration's, an Outcome's) may be verified
+    assert verdicts.combine([Outcome("verified"), "verified"]) == "verified"
+    assert verdicts.combine([Outcome("verified"), api.Part("n", "numeric", "confirmed")]) == "verified"
     # rows: passed None (a rule that cannot decide) is inconclusive, never refuted
     assert api.verdict_of([{"passed": None}]) == "inconclusive"
     assert api.verdict_of([{"passed": True, "decidable": False}]) == "inconclusive"
+    assert api.verdict_of([{"passed": True, "precise_enough": False}]) == "inconclusive"
     assert api.verdict_of([{"passed": False}, {"passed": None}]) == "refuted"
     assert api.verdict_of([{"verdict": "no-such-verdict"}, {"verdict": "inconclusive"}]) == "error"
+    assert verdicts.combine(["no-such-verdict", "confirmed"]) == "error"  # never a pass
+    # symbolic rows by status
+    assert api.verdict_of([{"status": "proven"}], "symbolic") == "verified"
+    assert api.verdict_of([{"status": "proven"}, {"status": "unproven"}], "symbolic") == "unproven"
+    assert api.verdict_of([{"status": "unproven"}, {"status": "refuted"}], "symbolic") == "refuted"
+    with pytest.raises(TypeError):
+        verdicts.combine([3.5])
+    # the compat forms keep their numbers: capped, empty is confirmed
+    assert rules.combine() == "confirmed" and rules.combine("unproven") == "confirmed"
+    assert rules.verdict_from(True, "symbolic") == "verified" and rules.verdict_from(None) == "inconclusive"
 
 
 @pytest.mark.parametrize("verdict", ORDER)

@@ -8,8 +8,7 @@ import pytest
 import softmix.numerics.attention as NA
 import softmix.numerics.finite_prompt as FPN
 import softmix.numerics.risk as RK
-from softmix.checks.paper import finite_prompt as FP
-from softmix.checks.paper import finite_prompt_risk as FR
+from softmix.checks.paper import finite_prompt as FP, finite_prompt_risk as FR
 from softmix.checks.registry import REGISTRY, Context
 from softmix.checks.rules import AlphaFamily
 from softmix.numerics.errors import InputError
@@ -124,7 +123,8 @@ def _risk_setup(scale=1.0):
     P = REGISTRY["fp-risk-expansion"].params("quick")
     heads_obj = FR._scaled_heads(P["heads"], scale) if scale != 1.0 else P["heads"]
     g = GaussianMixture.from_json_obj(P["gaussian_tokens"])
-    return P, g, RK.parse_heads(heads_obj, 3), GaussianMixture.from_json_obj(P["queries"]), RK.parse_target(P["target"], 3, 2)
+    return P, g, RK.parse_heads(heads_obj, 3), GaussianMixture.from_json_obj(P["queries"]), RK.parse_target(P["target"],
+                                                                                                            3, 2)
 
 
 def test_averages_past_the_threshold_are_infinite_on_both_paths():
@@ -169,7 +169,8 @@ def test_per_query_links_see_a_wrong_mp_constant(monkeypatch):
     z = np.array([[0.8, -0.4, 0.6]])
     assert FR._per_query_links(mix, heads, target, z)["passed"]
     real = RK.risk_constants_mp
-    monkeypatch.setattr(RK, "risk_constants_mp", lambda *a, **k: {**real(*a, **k), "cross": real(*a, **k)["cross"] * 1.001})
+    monkeypatch.setattr(RK, "risk_constants_mp", lambda *a,
+                        **k: {**real(*a, **k), "cross": real(*a, **k)["cross"] * 1.001})
     assert FR._per_query_links(mix, heads, target, z)["verdict"] == "refuted"
 
 
@@ -191,7 +192,8 @@ def test_streaming_attention_counts_tokens_and_ignores_empty_chunks():
     assert st.n_tokens == 3
     # by hand: scores 0.3, -0.2, 0.5; values (1,0), (0,1), (2,2)
     e = np.exp([0.3, -0.2, 0.5])
-    assert np.allclose(st.result(), (e[0] * np.array([1, 0]) + e[1] * np.array([0, 1]) + e[2] * np.array([2, 2])) / e.sum(),
+    assert np.allclose(st.result(),
+                       (e[0] * np.array([1, 0]) + e[1] * np.array([0, 1]) + e[2] * np.array([2, 2])) / e.sum(),
                        rtol=1e-14)
     with pytest.raises(InputError, match="shape mismatch"):
         FPN.StreamingAttention(np.eye(3), np.eye(2), np.zeros(2))
@@ -252,6 +254,7 @@ def test_tilted_covariance_link_sees_a_wrong_constant(monkeypatch):
     dec, ev = FP._tilted_covariance_link(FP.DEFAULTS, ctx)
     assert dec["passed"] and ev["symbolic"]["status"] == "proven"
     real = FP.finite_prompt_constants_mp
-    monkeypatch.setattr(FP, "finite_prompt_constants_mp", lambda *a, **k: {**real(*a, **k), "mse": real(*a, **k)["mse"] * 2})
+    monkeypatch.setattr(FP, "finite_prompt_constants_mp", lambda *a,
+                        **k: {**real(*a, **k), "mse": real(*a, **k)["mse"] * 2})
     dec, _ev = FP._tilted_covariance_link(FP.DEFAULTS, ctx)
     assert dec["verdict"] == "refuted"

@@ -67,7 +67,8 @@ def test_combination_rules():
 
 # ---- the engine run lists the configurations, seeded --------------------------------------------
 def _configs(res):
-    return [(c["name"], json.dumps(c["values"], sort_keys=True), c["verdict"]) for c in res["evidence"]["configurations"]]
+    return [(c["name"], json.dumps(c["values"], sort_keys=True), c["verdict"])
+            for c in res["evidence"]["configurations"]]
 
 
 def test_evidence_lists_configurations_seeded():
@@ -196,7 +197,8 @@ def test_large_scores_case_catches_a_naive_softmax(monkeypatch):
     assert not bad["passed"] and not bad["production_float64"]["passed"]
 
 
-GENERIC_LDA = {"m1": ["0.3", "-1.2"], "m_1": ["0.8", "0.5"], "Gamma": [["1.1", "0.3"], ["0.3", "0.6"]], "pi_plus": "0.3"}
+GENERIC_LDA = {"m1": ["0.3", "-1.2"], "m_1": ["0.8", "0.5"], "Gamma": [["1.1", "0.3"], ["0.3", "0.6"]],
+               "pi_plus": "0.3"}
 
 
 @pytest.mark.parametrize("cfg", ["C1", "generic"])
@@ -262,6 +264,7 @@ def test_last_three_draws_are_generic(seed):
     mixture's weights are not 1/2; lemma-c.7's weights are not 1/2 and its means have unequal norms;
     remark-4.2's task has gamma = 0, equal norms, m1 != +-m2 and pi1 != 1/2."""
     from fractions import Fraction as F
+
     from softmix.checks.paper import beyond as B, denoising as D, denoising_appendix as DA
 
     arr = lambda M: np.array([[float(F(x)) for x in row] for row in M])
@@ -288,8 +291,7 @@ def test_finite_prompt_risk_draws_are_generic_and_decidable(seed):
     extrapolation is valid), every control at least 10% away, non-symmetric A, pi1 != 1/2 with equal norms
     for Thm 4.1's denoiser."""
     from softmix.checks.paper import finite_prompt_risk as F
-    from softmix.numerics import denoising as DN
-    from softmix.numerics import risk as RK
+    from softmix.numerics import denoising as DN, risk as RK
 
     claims = load_all()
     icl = _draws("fp-risk-icl-regression", F._draw_icl, seed)

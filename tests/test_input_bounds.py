@@ -24,7 +24,8 @@ MIX = {"weights": ["0.3", "0.7"], "means": [[0, 0], [1, "-1/2"]], "covariances":
 
 def _softmix(*argv, cwd=None, timeout=120):
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "softmix", *argv], capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    r = subprocess.run([sys.executable, "-m", "softmix", *argv], capture_output=True, text=True, timeout=timeout,
+                       cwd=cwd)
     return r, time.perf_counter() - t0
 
 
@@ -168,7 +169,8 @@ def test_refusals_take_well_under_a_second_in_process(tmp_path):
     ({"smart-2025-mixture": {"weights": ["0.2", "0.3", "0.4"]}},
      "smart-2025-mixture (weights, means form a mixture): weights sum to 0.9, not 1"),
     ({"smart-2025-mixture": {"means": [["1", "0"], ["0", "1"]]}}, "means: expected 3 vectors (one per weight), got 2"),
-    ({"smart-2025-mixture": {"means": [["1", "0"], ["0", "1"], ["1"]]}}, "smart-2025-mixture.means: rows have different lengths"),
+    ({"smart-2025-mixture": {"means": [["1", "0"], ["0", "1"], ["1"]]}},
+     "smart-2025-mixture.means: rows have different lengths"),
     ({"smart-2025-mixture": {"weights": ["0.5", "0.6", "-0.1"]}}, "weights[2] = -0.1 is not positive"),
     ({"smart-2025-mixture": {"weights": ["1e999999999", "0", "0"]}}, "weights[0]: number 1e999999999 is out of range"),
     ({"smart-2025-mixtur": {}}, "unknown claim id or section 'smart-2025-mixtur' (did you mean 'smart-2025-mixture'?)"),
@@ -258,7 +260,8 @@ def test_typed_fields_arrive_parsed_from_defaults_and_from_config():
     with mpm.workdps(80):  # rounded once at the dataclass's dps (60 digits), not at 15
         assert abs(p.real - mpm.mpf(1) / 10) < mpm.mpf(10) ** -58 and abs(p.real - mpm.mpf(1) / 10) > 0
     assert p.frac == Fraction(1, 7) and p.flt == 1.0 and isinstance(p.flt, float) and p.scale == 0.25
-    assert p.cov == [[1, Fraction(1, 2)], [Fraction(1, 2), 1]] and all(isinstance(x, Fraction) for r in p.cov for x in r)
+    assert p.cov == [[1, Fraction(1, 2)], [Fraction(1, 2), 1]]
+    assert all(isinstance(x, Fraction) for r in p.cov for x in r)
     assert p.ints == [1, 2] and all(type(i) is int for i in p.ints)
     assert p.exacts == [Fraction(1, 10), 2] and p.raw == ["0.1"] and p.name == "x"
     q = coerce_dataclass(_Typed, {"exact": Decimal("0.1"), "real": "2/3", "flt": "1/4", "dps": 20})
@@ -281,11 +284,13 @@ class P:
     r: softmix.Real = "1/7"
     dps: int = 40
 
-@softmix.claim(id="typed-params-claim", title="3 * third = 1 exactly", source="here", controls={"off": "3 * third = 1.1"})
+@softmix.claim(id="typed-params-claim", title="3 * third = 1 exactly", source="here",
+               controls={"off": "3 * third = 1.1"})
 def typed(p: P, ctx):
     assert isinstance(p.third, Fraction) and isinstance(p.r, mpm.mpf), (type(p.third), type(p.r))
     target = Fraction(11, 10) if ctx.control("off") else 1
-    return softmix.part("numeric", [softmix.Bound().decide(3 * p.third, target), softmix.Bound().decide(target, 3 * p.third)])
+    return softmix.part("numeric", [softmix.Bound().decide(3 * p.third, target),
+                                    softmix.Bound().decide(target, 3 * p.third)])
 '''
 
 

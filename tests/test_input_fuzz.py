@@ -11,7 +11,6 @@ must only ever see a valid mixture."""
 import contextlib
 import io
 import json
-import math
 import os
 import tempfile
 import time
@@ -20,14 +19,15 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from softmix.checks.cli import main
-from softmix.checks.schema import SchemaError, VERIFY_SCHEMA, validate
+from softmix.checks.schema import VERIFY_SCHEMA, SchemaError, validate
 
 GOOD_MIX = {"weights": [0.5, 0.5], "means": [[0, 0], [1, 1]], "covariances": [[[1, 0], [0, 1]], [[1, 0], [0, 1]]]}
 EYE = [[1, 0], [0, 1]]
 
 _scalars = st.one_of(st.integers(-5, 5), st.floats(allow_nan=False, allow_infinity=False, width=32),
                      st.sampled_from(["x", "", "NaN", "inf", "1e400", None, True]))
-_json = st.recursive(_scalars, lambda c: st.one_of(st.lists(c, max_size=3), st.dictionaries(st.text(max_size=3), c, max_size=3)),
+_json = st.recursive(_scalars,
+                     lambda c: st.one_of(st.lists(c, max_size=3), st.dictionaries(st.text(max_size=3), c, max_size=3)),
                      max_leaves=8)
 
 

@@ -1,7 +1,7 @@
 """Section 3 (attention-based LDA): fast unit tests."""
+import math
 from fractions import Fraction
 
-import math
 import mpmath as mpm
 import numpy as np
 import pytest
@@ -46,9 +46,11 @@ def test_gradient_and_hessian_vs_finite_differences_float():
     R, g, H = N.hess_theta(P, th, 40, None, True)
     e = 1e-5
     I = np.eye(th.size)
-    fd = np.array([(N.risk_theta(P, th + e * I[i], 40, None, True) - N.risk_theta(P, th - e * I[i], 40, None, True)) / (2 * e) for i in range(th.size)])
+    fd = np.array([(N.risk_theta(P, th + e * I[i], 40, None, True) - N.risk_theta(P, th - e * I[i], 40, None, True))
+                   / (2 * e) for i in range(th.size)])
     assert np.max(np.abs(fd - g)) < 1e-8
-    fH = np.array([(N.grad_theta(P, th + e * I[i], 40, None, True)[1] - N.grad_theta(P, th - e * I[i], 40, None, True)[1]) / (2 * e) for i in range(th.size)])
+    fH = np.array([(N.grad_theta(P, th + e * I[i], 40, None, True)[1]
+                    - N.grad_theta(P, th - e * I[i], 40, None, True)[1]) / (2 * e) for i in range(th.size)])
     assert np.max(np.abs(fH - H)) < 1e-7
 
 
@@ -83,7 +85,8 @@ def test_bayes_construction_realises_f_star(m1, m_1, a, c, e, pi):
     """Lemma B.3 constructions (all cases) realise f* exactly; non-isotropic Gamma, pi != 1/2."""
     if m1 == m_1 or a * e - c * c <= 0:
         return
-    cfg = {"m1": [str(float(x)) for x in m1], "m_1": [str(float(x)) for x in m_1], "Gamma": [[a, c], [c, e]], "pi_plus": pi}
+    cfg = {"m1": [str(float(x)) for x in m1], "m_1": [str(float(x)) for x in m_1], "Gamma": [[a, c], [c, e]],
+           "pi_plus": pi}
     P = N.LDAProblem.from_params(cfg)
     m1s, m_1s, G, p = (sp.Matrix([sp.Rational(x.numerator, x.denominator) for x in P.m1]),
                        sp.Matrix([sp.Rational(x.numerator, x.denominator) for x in P.m_1]),
@@ -92,7 +95,8 @@ def test_bayes_construction_realises_f_star(m1, m_1, a, c, e, pi):
     assert D.holds(), label
     # numerics agree: risk at the constructed theta equals R*
     th = np.array([float(x) for x in list(theta[0]) + list(theta[1]) + list(theta[2]) + [theta[3]]])
-    assert abs(N.risk_theta(P, th, 80) - float(N.bayes_risk(P, 80, 20)[0])) < 1e-6  # GH converges slowly for well-separated classes
+    # GH converges slowly for well-separated classes
+    assert abs(N.risk_theta(P, th, 80) - float(N.bayes_risk(P, 80, 20)[0])) < 1e-6
 
 
 #: claims whose verdict and controls this file asserts (tests/claim_shards.py skips them: no double runs)
@@ -128,7 +132,8 @@ def test_distance_to_E2_is_the_minimum_over_the_line():
 
     from softmix.numerics.lda import dist_E2
 
-    prob = N.LDAProblem.from_params({"m1": ["1", "0.5"], "m_1": ["-0.8", "0.2"], "Gamma": [["1", "0.3"], ["0.3", "0.7"]],
+    prob = N.LDAProblem.from_params({"m1": ["1", "0.5"], "m_1": ["-0.8", "0.2"],
+                                     "Gamma": [["1", "0.3"], ["0.3", "0.7"]],
                                      "pi_plus": "0.3"})
     d = prob.d
     w, b = prob.bayes()
@@ -276,7 +281,8 @@ def test_lemma_b33_reduced_hessian_matches_the_tensor_rule_and_decides_seed_9344
     probs = [N.LDAProblem.from_params({"m1": ["0.6", "0.24"], "m_1": ["-0.6", "-0.24"],
                                        "Gamma": [["0.85", "-0.53"], ["-0.53", "1.01"]], "pi_plus": "0.5"}),
              N.LDAProblem.from_params({"m1": [1, "0.5", 0], "m_1": [0, 1, "0.25"],
-                                       "Gamma": [[2, "0.5", 0], ["0.5", 1, "0.3"], [0, "0.3", "1.5"]], "pi_plus": "0.7"})]
+                                       "Gamma": [[2, "0.5", 0], ["0.5", 1, "0.3"], [0, "0.3", "1.5"]],
+                                       "pi_plus": "0.7"})]
     for P, w in ((probs[0], [1.27, 0.9]), (probs[0], [-2.0, 0.5]), (probs[1], [0.7, -0.4, 0.3])):
         Hr, er = LA._linear_hessian_reduced(P, w)
         Ht = LA._linear_hessian(P, np.array(w), 160 if P.d == 2 else 60)

@@ -2,7 +2,6 @@
 configurations ... including non-isotropic Gamma and pi_+ != 1/2')."""
 from fractions import Fraction
 
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from softmix.checks.runner import run_claim

@@ -5,8 +5,7 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from softmix.numerics import lda as N
-from softmix.numerics import lda_dynamics as D
+from softmix.numerics import lda as N, lda_dynamics as D
 
 
 def test_krylov_rank_pinned_by_hand():

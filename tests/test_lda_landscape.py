@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from softmix.checks.runner import run_claim
-from softmix.numerics import lda as N
-from softmix.numerics import lda_landscape as LL
+from softmix.numerics import lda as N, lda_landscape as LL
 
 CFG_1D = {"m1": [1], "m_1": ["-0.5"], "Gamma": [[2]], "pi_plus": "0.3"}
 

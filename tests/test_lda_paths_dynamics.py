@@ -4,11 +4,9 @@ distances to E1/E2 against least-squares projections, the Krylov projector and t
 a generic configuration and fails on a deliberately broken function."""
 import numpy as np
 import pytest
-import sympy as sp
 
 from softmix.checks.paper import lda_dynamics as M
-from softmix.numerics import lda as N
-from softmix.numerics import lda_dynamics as D
+from softmix.numerics import lda as N, lda_dynamics as D
 
 GEN = {"m1": ["0.3", "1.1", "-0.4"], "m_1": ["-0.7", "0.2", "0.5"],
        "Gamma": [["1.2", "0.3", "-0.2"], ["0.3", "0.8", "0.1"], ["-0.2", "0.1", "1.5"]], "pi_plus": "0.35"}
@@ -111,7 +109,6 @@ def test_krylov_reference_catches_a_missing_part(monkeypatch):
 
 def test_rk4_reference_passes_and_catches_a_wrong_weight(monkeypatch):
     assert M._rk4_reference()["passed"]
-    orig = N.rk4
 
     def wrong(f, th0, T, h, dps=None, record_every=1):  # RK4 with the weights (1, 2, 2, 1)/6 -> (1, 3, 1, 1)/6
         out = [(0.0, np.array(th0))]
@@ -119,7 +116,10 @@ def test_rk4_reference_passes_and_catches_a_wrong_weight(monkeypatch):
         hh = h
         steps = int(round(T / h))
         for k in range(1, steps + 1):
-            k1 = f(th); k2 = f(th + hh / 2 * k1); k3 = f(th + hh / 2 * k2); k4 = f(th + hh * k3)
+            k1 = f(th)
+            k2 = f(th + hh / 2 * k1)
+            k3 = f(th + hh / 2 * k2)
+            k4 = f(th + hh * k3)
             th = th + hh / 6 * (k1 + 3 * k2 + k3 + k4)
             if k % record_every == 0 or k == steps:
                 out.append((k * h, th.copy()))

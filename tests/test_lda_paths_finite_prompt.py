@@ -5,8 +5,7 @@ import pytest
 
 from softmix.checks.paper import lda_finite_prompt as M
 from softmix.checks.rules import ZTest
-from softmix.numerics import lda as N
-from softmix.numerics import lda_finite_prompt as F
+from softmix.numerics import lda as N, lda_finite_prompt as F
 
 DRAWN = {"m1": ["0.3", "1.1", "-0.4"], "m_1": ["-0.7", "0.2", "0.5"],
          "Gamma": [["1.2", "0.3", "-0.2"], ["0.3", "0.8", "0.1"], ["-0.2", "0.1", "1.5"]], "pi_plus": "0.35"}

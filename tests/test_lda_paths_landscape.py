@@ -2,16 +2,12 @@
 the escaping sequence's risk gap and L1 distance, the reduced linear risk, the numeric Bayes-realising
 constructions and the projected quadrature; each passes on generic configurations and fails on a
 deliberately broken function."""
-from fractions import Fraction
 
-import mpmath as mpm
 import numpy as np
 import pytest
 
-from softmix.checks.paper import lda as ML
-from softmix.checks.paper import lda_landscape as M
-from softmix.numerics import lda as N
-from softmix.numerics import lda_landscape as LL
+from softmix.checks.paper import lda as ML, lda_landscape as M
+from softmix.numerics import lda as N, lda_landscape as LL
 from softmix.numerics.precision import exact_floats
 
 

@@ -10,9 +10,7 @@ import mpmath as mpm
 import numpy as np
 import pytest
 
-from softmix.numerics import attention as A
-from softmix.numerics import finite_prompt as F
-from softmix.numerics import risk as RK
+from softmix.numerics import attention as A, finite_prompt as F, risk as RK
 from softmix.numerics.logspace import scaled, scaled_sum
 from softmix.numerics.mixture import GaussianMixture
 

@@ -16,7 +16,8 @@ QUERY = "0.9,0.2,-0.1"
 
 
 def softmix(*args):
-    return subprocess.run([sys.executable, "-m", "softmix", *map(str, args)], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "softmix", *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
 
 
 @pytest.fixture
@@ -33,7 +34,8 @@ def _scaled(c):
 
 
 def _risk(files, *extra):
-    r = softmix("risk", "--setting", files("icl.json", ICL), "--mc", "100,400,1600", "--reps", 3000, "--seed", 11, *extra)
+    r = softmix("risk", "--setting", files("icl.json", ICL), "--mc", "100,400,1600", "--reps", 3000, "--seed", 11,
+                *extra)
     doc = json.loads(r.stdout) if r.stdout else None
     return r, doc
 

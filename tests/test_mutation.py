@@ -36,9 +36,16 @@ import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 
-from softmix.checks.mutants import (Mutant, apply_mutant, compiles, generate_mutants, mutants_of_source,  # noqa: E402
-                                    sample_mutants, sources_hash)
-from softmix.checks.mutation import claims_for, coverage_map, run_mutant, summarize, module_test_files  # noqa: E402
+from softmix.checks.mutants import (  # noqa: E402
+    Mutant,
+    apply_mutant,
+    compiles,
+    generate_mutants,
+    mutants_of_source,
+    sample_mutants,
+    sources_hash,
+)
+from softmix.checks.mutation import claims_for, coverage_map, module_test_files, run_mutant, summarize  # noqa: E402
 
 TINY = '''"""Docstring: 1 + 2 is never mutated."""
 __all__ = ["f"]
@@ -215,7 +222,6 @@ def test_claims_for_a_default_argument_are_those_running_the_function_body():
 def test_a_checkpoint_resumes_and_refuses_another_tree(tmp_path, monkeypatch):
     """A stopped run keeps its rows: rerun with the same checkpoint, decided mutants are not run
     again; a checkpoint written for another tree or sample is a one-line input error."""
-    import json
 
     import softmix.checks.mutation as M
     from softmix.numerics.errors import InputError

@@ -5,9 +5,9 @@ from fractions import Fraction
 import mpmath as mpm
 import numpy as np
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, strategies as st
 
-from softmix.checks.strategies import attention_params, mixtures, queries
+from softmix.checks.strategies import mixtures
 from softmix.numerics import attention as A
 from softmix.numerics.errors import InputError
 from softmix.numerics.finite_prompt import finite_prompt_attention, finite_prompt_constants, finite_prompt_constants_mp
@@ -195,7 +195,8 @@ def test_dimension_ten_and_above_keeps_symbol_names_unique():
     rng = np.random.default_rng(0)
     B = rng.normal(size=(D, D))
     G = np.round(B @ B.T / D, 3)
-    mix = GaussianMixture.from_values(*exact_floats([[0.5, 0.5], [np.round(rng.normal(size=D), 2), np.round(rng.normal(size=D), 2)],
+    mix = GaussianMixture.from_values(*exact_floats([[0.5, 0.5],
+                                                     [np.round(rng.normal(size=D), 2), np.round(rng.normal(size=D), 2)],
                                                     [G, np.eye(D)]]))
     U, V, z = 0.3 * np.eye(D), np.eye(D), rng.normal(size=D)
     t = A.softmax_attention(mix, U, V, z[None])[0]

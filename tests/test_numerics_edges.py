@@ -12,14 +12,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from softmix.numerics import beyond as NB
-from softmix.numerics import denoising as ND
+from softmix.numerics import beyond as NB, denoising as ND
 from softmix.numerics.errors import InputError
 from softmix.numerics.lda import LDAProblem
 from softmix.numerics.mixture import GaussianMixture
-from softmix.theory import attention as TA
-from softmix.theory import beyond as TB
-from softmix.theory import lda as TL
+from softmix.theory import attention as TA, beyond as TB, lda as TL
 from softmix.theory.derivation import simplify_zero
 
 
@@ -71,7 +68,8 @@ def test_linear_map_excess_risk_mp_against_an_independent_tensor_rule():
     task = ND.DenoisingTask.from_params({"m1": ["1.2", "0.4"], "m2": ["-0.3", "0.9"], "gamma": "0.7",
                                          "xi": "0.6", "pi1": "0.35"})
     A = np.array([[0.8, -0.3], [0.25, 0.6]])
-    got = float(ND.linear_map_excess_risk_mp(task, [["0.8", "-0.3"], ["0.25", "0.6"]], dps=30))  # 'p/q' or decimal strings: exact
+    got = float(ND.linear_map_excess_risk_mp(task, [["0.8", "-0.3"], ["0.25", "0.6"]],
+                                             dps=30))  # 'p/q' or decimal strings: exact
     x, w = np.polynomial.hermite_e.hermegauss(80)
     w = w / math.sqrt(2 * math.pi)
     X1, X2 = np.meshgrid(x, x, indexing="ij")

@@ -48,7 +48,8 @@ def test_prop4_as_written_is_decided_and_its_displayed_gate_does_not_need_equal_
     c = by["smart-2025-prop4"]
     assert c["verdict"] in ("verified", "confirmed") and c["evidence"]["symbolic"]["verdict"] == "verified"
     ctl = _controls(c)
-    assert ctl["without:equal-norms"]["kind"] == "assumption-dropped" and ctl["without:equal-norms"]["assumption"] == "equal-norms"
+    dropped = ctl["without:equal-norms"]
+    assert dropped["kind"] == "assumption-dropped" and dropped["assumption"] == "equal-norms"
     assert all(n["refuted"] for n in ctl.values()), {k: n["verdict"] for k, n in ctl.items()}
     assert {"dropped-term", "flipped-sign", "gate-argument"} <= set(ctl)
     assert "transposed-U" not in ctl and "transposed-U" in c["evidence"]["controls_not_built"]  # U = I/s is symmetric
@@ -67,7 +68,8 @@ def test_prop4_as_written_is_decided_and_its_displayed_gate_does_not_need_equal_
     g = by["smart-2025-prop4-displayed-gate"]
     assert g["verdict"] in ("verified", "confirmed")
     gctl = _controls(g)
-    assert not gctl["without:equal-norms"]["refuted"] and gctl["without:equal-norms"]["verdict"] in ("verified", "confirmed")
+    assert not gctl["without:equal-norms"]["refuted"] and gctl["without:equal-norms"]["verdict"] in ("verified",
+                                                                                                     "confirmed")
     assert all(n["refuted"] for k, n in gctl.items() if k != "without:equal-norms")
     scope = [f for f in g["findings"] if f["kind"] == "scope"]
     assert scope and scope[0]["assumption"] == "equal-norms" and scope[0]["needed"] is False

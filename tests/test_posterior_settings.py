@@ -9,16 +9,20 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from softmix.numerics import denoising as DN
-from softmix.numerics import expansion_reach as ER
-from softmix.numerics import risk as RK
+from softmix.numerics import denoising as DN, expansion_reach as ER, risk as RK
 from softmix.numerics.errors import InputError
 from softmix.numerics.mixture import GaussianMixture
-from softmix.numerics.posterior import (PosteriorMeanTarget, posterior_covariance, posterior_mean, posterior_mean_mp,
-                                        posterior_weights)
+from softmix.numerics.posterior import (
+    PosteriorMeanTarget,
+    posterior_covariance,
+    posterior_mean,
+    posterior_mean_mp,
+    posterior_weights,
+)
 from softmix.numerics.settings import denoising, icl_regression, setting_from_json
 
-CLEAN3 = GaussianMixture.from_values(["0.2", "0.5", "0.3"], [["-1.3"], ["0.4"], ["2.1"]], [[["0.3"]], [["0.8"]], [["0"]]])
+CLEAN3 = GaussianMixture.from_values(["0.2", "0.5", "0.3"], [["-1.3"], ["0.4"], ["2.1"]],
+                                     [[["0.3"]], [["0.8"]], [["0"]]])
 
 
 def _quad_posterior_1d(mix, noise, z, dps=30):
@@ -146,7 +150,8 @@ def test_denoising_setting_paper_heads_realise_the_bayes_denoiser():
     X = np.where(lab[:, None], [3.0, 0.0], [0.0, 3.0]) + rng.standard_normal((n, 2))
     Z = X + 2 * rng.standard_normal((n, 2))
     e = ((X - posterior_mean(c.target.clean_law, 4.0, Z)) ** 2).sum(1)
-    assert abs(rc["risk_infinite"] - e.mean()) < 4 * math.hypot(e.std() / math.sqrt(n), rc["standard_error"]["risk_infinite"])
+    assert abs(rc["risk_infinite"] - e.mean()) < 4 * math.hypot(e.std() / math.sqrt(n),
+                                                                rc["standard_error"]["risk_infinite"])
 
 
 def test_posterior_target_equals_the_linear_target_when_the_posterior_mean_is_linear():
@@ -215,7 +220,8 @@ def test_weight_moments_of_a_mixture_against_gauss_hermite():
         assert got[f"rho{k}"] == pytest.approx(wk.sum(), rel=1e-10)
         assert np.allclose(got[f"e{k}"], wk @ uu, rtol=1e-9, atol=1e-12)
         assert got[f"m{k}"] == pytest.approx(wk @ (uu**2).sum(1), rel=1e-9)
-    assert got["m2"] == pytest.approx(float(np.trace(__import__("softmix").finite_prompt_constants(mix, U, V, z)["covariance"])))
+    covariance = __import__("softmix").finite_prompt_constants(mix, U, V, z)["covariance"]
+    assert got["m2"] == pytest.approx(float(np.trace(covariance)))
 
 
 def test_first_order_reach_thresholds():

@@ -11,10 +11,7 @@ import numpy as np
 import pytest
 
 import softmix
-from softmix.numerics import attention as A
-from softmix.numerics import beyond as NB
-from softmix.numerics import denoising as ND
-from softmix.numerics import risk as RK
+from softmix.numerics import attention as A, beyond as NB, denoising as ND, risk as RK
 from softmix.numerics.errors import InputError
 from softmix.numerics.finite_prompt import finite_prompt_constants_mp
 from softmix.numerics.mixture import GaussianMixture
@@ -118,5 +115,6 @@ def test_every_mp_entry_point_warns_on_floats():
 
 def test_inexact_floats_scans_nested_values():
     assert inexact_floats({"not": "scanned"}) == []
-    assert inexact_floats([[0.5, 0.1], np.array([0.25, 1 / 3])], "x") == ["x[0][1] = 0.1", "x[1][1] = 0.3333333333333333"]
+    assert inexact_floats([[0.5, 0.1], np.array([0.25, 1 / 3])], "x") == ["x[0][1] = 0.1",
+                                                                          "x[1][1] = 0.3333333333333333"]
     assert inexact_floats(np.arange(3), "n") == [] and inexact_floats(mpm.matrix([0.1]), "m") == []

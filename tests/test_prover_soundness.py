@@ -12,8 +12,7 @@ import random
 import mpmath as mpm
 import pytest
 import sympy as sp
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from softmix.theory.derivation import Derivation, exp_atoms_to_symbols, simplify_zero
 

@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 import softmix
-from softmix.testing import (InconclusiveClaimWarning, assert_agrees, assert_claim, assert_float64_agrees,
-                             claim_report)
+from softmix.testing import InconclusiveClaimWarning, assert_agrees, assert_claim, assert_float64_agrees, claim_report
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGINS = ROOT / "tests" / "plugins"
@@ -92,7 +91,8 @@ def test_assert_claim_passes_true_claims_and_raises_the_report_on_false_ones():
         assert_claim("pt-false-squares", plugins=[USER], seed=3)
     msg = str(e.value)
     assert msg.startswith("claim pt-false-squares: refuted (seed 3, profile quick)")
-    assert "failing row: numeric:" in msg and f"reproduce: softmix verify --plugin {USER} pt-false-squares --seed 3" in msg
+    assert "failing row: numeric:" in msg
+    assert f"reproduce: softmix verify --plugin {USER} pt-false-squares --seed 3" in msg
 
 
 def test_assert_claim_on_inconclusive_warns_or_fails_when_strict():

@@ -1,9 +1,9 @@
 """The HTML report: self-contained, lists every verdict and embeds the figures."""
 import json
 import re
+import shutil
 import subprocess
 import sys
-import shutil
 from html.parser import HTMLParser
 
 
@@ -24,7 +24,8 @@ def test_report_lists_verdicts_and_embeds_figures(tmp_path):
     exe = shutil.which("softmix")
     cmd = [exe] if exe else [sys.executable, "-m", "softmix"]
     out, js = tmp_path / "r.html", tmp_path / "r.json"
-    r = subprocess.run(cmd + ["verify", "fp-lln", "prop-2.1-shared", "--quiet", "--report", str(out), "--json", str(js)],
+    r = subprocess.run(cmd + ["verify", "fp-lln", "prop-2.1-shared", "--quiet", "--report", str(out), "--json",
+                              str(js)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     text = out.read_text()

@@ -2,16 +2,15 @@
 import json
 import math
 import subprocess
-from pathlib import Path
 import sys
+from pathlib import Path
 
 import mpmath as mpm
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from softmix.numerics import risk as RK
-from softmix.numerics import risk_simulation as RS
+from softmix.numerics import risk as RK, risk_simulation as RS
 from softmix.numerics.finite_prompt import finite_prompt_constants
 from softmix.numerics.mixture import GaussianMixture
 from softmix.theory import finite_prompt_risk as TR
@@ -19,10 +18,13 @@ from softmix.theory import finite_prompt_risk as TR
 MIX = {"weights": ["0.35", "0.65"], "means": [["1", "0", "0.2"], ["-0.5", "1", "0"]],
        "covariances": [[["1", "0.3", "0"], ["0.3", "1", "0"], ["0", "0", "0.5"]],
                        [["0.5", "0.2", "0"], ["0.2", "0.4", "0"], ["0", "0", "0.3"]]]}
-GAUSS = {"weights": ["1"], "means": [["0.3", "0", "-0.2"]], "covariances": [[["1", "0.3", "0"], ["0.3", "1", "0"], ["0", "0", "0.5"]]]}
-HEADS = [{"U": [["0.5", "0.1", "0"], ["0", "0.4", "0.2"], ["0.1", "0", "0.3"]], "V": [["1", "0", "0"], ["0", "1", "0.5"]],
+GAUSS = {"weights": ["1"], "means": [["0.3", "0", "-0.2"]],
+         "covariances": [[["1", "0.3", "0"], ["0.3", "1", "0"], ["0", "0", "0.5"]]]}
+HEADS = [{"U": [["0.5", "0.1", "0"], ["0", "0.4", "0.2"], ["0.1", "0", "0.3"]],
+          "V": [["1", "0", "0"], ["0", "1", "0.5"]],
           "W": [["1", "0.2"], ["-0.3", "1"]]},
-         {"U": [["-0.3", "0", "0.2"], ["0.2", "0.5", "0"], ["0", "0.1", "0.4"]], "V": [["0", "1", "0"], ["1", "0", "1"]],
+         {"U": [["-0.3", "0", "0.2"], ["0.2", "0.5", "0"], ["0", "0.1", "0.4"]],
+          "V": [["0", "1", "0"], ["1", "0", "1"]],
           "W": [["0.7", "0"], ["0.1", "0.5"]]}]
 TARGET = {"B": [["0.5", "0", "0.2"], ["0", "0.3", "1"]], "noise_covariance": [["0.1", "0"], ["0", "0.2"]]}
 QUERIES = {"weights": ["0.6", "0.4"], "means": [["0", "0", "0"], ["0.2", "-0.1", "0"]],
@@ -152,7 +154,8 @@ def test_threshold_and_log_power():
     q = GaussianMixture.from_json_obj({"weights": ["1"], "means": [["0", "0", "0"]],
                                        "covariances": [[["4", "0", "0"], ["0", "4", "0"], ["0", "0", "0"]]]})
     # isotropic U and G on the query plane: top eigenvalue of multiplicity 2
-    G = {"weights": ["1"], "means": [["0", "0", "0"]], "covariances": [[["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]]]}
+    G = {"weights": ["1"], "means": [["0", "0", "0"]],
+         "covariances": [[["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]]]}
     g = GaussianMixture.from_json_obj(G)
     h = RK.parse_heads([{"U": [["0.5", "0", "0"], ["0", "0.5", "0"], ["0", "0", "0"]], "V": [["1", "0", "0"]]}], 3)
     th = RK.threshold_info(g, h, q)
@@ -286,7 +289,8 @@ def test_cli_mixture_monte_carlo_and_mc_rows(tmp_path):
 
 
 def test_cli_above_threshold_reports_infinite(tmp_path):
-    big = {"weights": ["1"], "means": [["0", "0", "0"]], "covariances": [[["9", "0", "0"], ["0", "9", "0"], ["0", "0", "0"]]]}
+    big = {"weights": ["1"], "means": [["0", "0", "0"]],
+           "covariances": [[["9", "0", "0"], ["0", "9", "0"], ["0", "0", "0"]]]}
     p = _files(tmp_path, queries=big)
     r = _run(["--mixture", p["mix"], "--heads", p["heads"], "--queries", p["queries"], "--target", p["target"]])
     assert r.returncode == 0, r.stderr
@@ -322,7 +326,8 @@ def test_cli_bad_input_exit_2_one_line(tmp_path, case, needle):
     elif case == "queries-dim":
         kw["queries"] = {"weights": ["1"], "means": [["0", "0"]], "covariances": [[["1", "0"], ["0", "1"]]]}
     elif case == "mixture-not-psd":
-        kw["mix"] = {"weights": ["1"], "means": [["0", "0", "0"]], "covariances": [[["1", "2", "0"], ["2", "1", "0"], ["0", "0", "1"]]]}
+        kw["mix"] = {"weights": ["1"], "means": [["0", "0", "0"]],
+                     "covariances": [[["1", "2", "0"], ["2", "1", "0"], ["0", "0", "1"]]]}
     elif case == "reps-without-mc":
         extra = ["--reps", "10"]
     elif case == "bad-mc":
@@ -360,7 +365,7 @@ def test_averaged_constant_any_dimension_matches_closed_form():
 
 
 def test_query_averaged_rate_unreachable_tolerance_is_inconclusive_and_d6_runs():
-    from softmix.checks.paper.beyond import _check_rate, RATE_DEFAULTS
+    from softmix.checks.paper.beyond import RATE_DEFAULTS, _check_rate
     from softmix.checks.registry import Context
 
     small = {"Ls_below": [100, 400], "Ls_above": [100, 400, 1600], "queries_below": 1500, "queries_above": 1000,
@@ -378,7 +383,8 @@ def test_query_averaged_rate_unreachable_tolerance_is_inconclusive_and_d6_runs()
     G = np.round(A @ A.T / D + 0.3 * np.eye(D), 4)
     Bm = rng.standard_normal((D, D))
     S = np.round(Bm @ Bm.T / D + 0.2 * np.eye(D), 4)
-    cfg = {**RATE_DEFAULTS, **small, "Gamma": f(G), "Sigma_nu": f(S), "U_direction": f(np.eye(D) + 0.3 * np.triu(np.ones((D, D)))),
+    cfg = {**RATE_DEFAULTS, **small, "Gamma": f(G), "Sigma_nu": f(S),
+           "U_direction": f(np.eye(D) + 0.3 * np.triu(np.ones((D, D)))),
            "V": f(np.eye(D)[:2]),
            "mixture": {"weights": ["0.3", "0.7"], "means": [["1"] + ["0"] * (D - 1), ["-0.5", "0.5"] + ["0"] * (D - 2)],
                        "covariances": [f(G), f(np.round(0.6 * G + 0.1 * np.eye(D), 4))]}}
@@ -451,11 +457,13 @@ def test_rate_decision_band_logic():
 
 def test_cli_example_files_literally():
     root = Path(__file__).resolve().parents[1] / "examples" / "risk"
-    r = _run(["--mixture", str(root / "MIX.json"), "--heads", str(root / "HEADS.json"), "--queries", str(root / "QUERIES.json"),
+    r = _run(["--mixture", str(root / "MIX.json"), "--heads", str(root / "HEADS.json"), "--queries",
+              str(root / "QUERIES.json"),
               "--target", str(root / "TARGET.json"), "--dps", "30"])
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["coefficient_1_over_L"].startswith("5.1100553029059915714444127")  # pinned (30 digits, Gaussian closed form)
+    # pinned (30 digits, Gaussian closed form)
+    assert doc["coefficient_1_over_L"].startswith("5.1100553029059915714444127")
     assert doc["risk_infinite"].startswith("0.61232675200000000000")
 
 
@@ -491,7 +499,17 @@ def test_lda_bayes_point_lambda_beyond_reach_is_inconclusive():
 
 
 #: seed 9237's drawn averaged configuration of fp-risk-expansion (fresh-seed record, before DRAW_MAX_TILT)
-_OVER_9237 = {"gaussian_tokens": {"weights": ["1"], "means": [["-0.45", "0.03", "-0.6"]], "covariances": [[["1.31", "-0.42", "0.68"], ["-0.42", "0.76", "-0.56"], ["0.68", "-0.56", "1.04"]]]}, "queries": {"weights": ["0.63", "0.37"], "means": [["-0.65", "0.61", "0.77"], ["-0.8", "0.7", "0.47"]], "covariances": [[["0.22572", "-0.0108", "0.05184"], ["-0.0108", "0.0486", "-0.00432"], ["0.05184", "-0.00432", "0.07884"]], [["0.03996", "-0.01836", "-0.054"], ["-0.01836", "0.03132", "-0.00216"], ["-0.054", "-0.00216", "0.10476"]]]}, "heads": [{"U": [["-0.35", "0.44", "-0.13"], ["0.05", "-0.41", "0.16"], ["-0.03", "0.12", "0.55"]], "V": [["0.05", "0.07", "0.57"], ["-1.01", "0.54", "-0.16"]], "W": [["-0.69", "0.84"], ["-0.23", "-0.42"]]}, {"U": [["0.25", "-0.15", "-0.02"], ["0.53", "0.02", "0.23"], ["0.43", "0.05", "0.44"]], "V": [["-0.91", "0.71", "-0.43"], ["0.33", "-0.49", "-0.32"]], "W": [["0.75", "0.87"], ["-0.62", "-0.45"]]}], "target": {"B": [["-0.18", "0.6", "-0.25"], ["-0.82", "-0.83", "0.81"]], "noise_covariance": [["0.68", "-0.52"], ["-0.52", "1.16"]]}}
+_OVER_9237 = {"gaussian_tokens": {"weights": ["1"], "means": [["-0.45", "0.03", "-0.6"]], "covariances": [[["1.31",
+              "-0.42", "0.68"], ["-0.42", "0.76", "-0.56"], ["0.68", "-0.56", "1.04"]]]},
+              "queries": {"weights": ["0.63", "0.37"], "means": [["-0.65", "0.61", "0.77"], ["-0.8", "0.7", "0.47"]],
+              "covariances": [[["0.22572", "-0.0108", "0.05184"], ["-0.0108", "0.0486", "-0.00432"], ["0.05184",
+              "-0.00432", "0.07884"]], [["0.03996", "-0.01836", "-0.054"], ["-0.01836", "0.03132", "-0.00216"],
+              ["-0.054", "-0.00216", "0.10476"]]]}, "heads": [{"U": [["-0.35", "0.44", "-0.13"], ["0.05", "-0.41",
+              "0.16"], ["-0.03", "0.12", "0.55"]], "V": [["0.05", "0.07", "0.57"], ["-1.01", "0.54", "-0.16"]],
+              "W": [["-0.69", "0.84"], ["-0.23", "-0.42"]]}, {"U": [["0.25", "-0.15", "-0.02"], ["0.53", "0.02",
+              "0.23"], ["0.43", "0.05", "0.44"]], "V": [["-0.91", "0.71", "-0.43"], ["0.33", "-0.49", "-0.32"]],
+              "W": [["0.75", "0.87"], ["-0.62", "-0.45"]]}], "target": {"B": [["-0.18", "0.6", "-0.25"], ["-0.82",
+              "-0.83", "0.81"]], "noise_covariance": [["0.68", "-0.52"], ["-0.52", "1.16"]]}}
 
 
 def test_averaged_draws_exclude_a_pre_asymptotic_tilt_seed_9237():

@@ -120,8 +120,8 @@ def test_slope_interval_covers_known_slope_at_nominal_rate(remainder):
 def test_ignoring_the_remainder_biases_the_slope_interval():
     rng = np.random.default_rng(22)
     v, se = _simulate_loglog(rng, -0.5, 0.002, 300, remainder=30.0)
-    cover_plain = np.mean([fit_loglog_slope(LS, a, b, alpha=A)["ci"][0] <= -0.5 <= fit_loglog_slope(LS, a, b, alpha=A)["ci"][1]
-                           for a, b in zip(v, se)])
+    cover_plain = np.mean([fit_loglog_slope(LS, a, b, alpha=A)["ci"][0] <= -0.5
+                           <= fit_loglog_slope(LS, a, b, alpha=A)["ci"][1] for a, b in zip(v, se)])
     cover_rem = np.mean([fit_loglog_slope(LS, a, b, alpha=A, remainder=True)["ci"][0] <= -0.5
                          <= fit_loglog_slope(LS, a, b, alpha=A, remainder=True)["ci"][1] for a, b in zip(v, se)])
     assert cover_plain < 0.5 < 0.9 < cover_rem
@@ -160,7 +160,8 @@ def test_slope_rule_false_refutation_rate_at_most_alpha():
 def test_slope_rule_below_mode_cannot_refute_from_an_imprecise_fit():
     d = SlopeRule(A, target=0.0, mode="below", gof=False).decide(LS, [1.0, 1.01, 0.99, 1.0], [0.5] * 4, n_samples=10)
     assert d["verdict"] == "inconclusive" and d["passed"] is None
-    assert SlopeRule(A, target=0.0, mode="below", gof=False).decide(LS, [1, 2, 4, 8], [0.01] * 4)["verdict"] == "refuted"
+    below = SlopeRule(A, target=0.0, mode="below", gof=False)
+    assert below.decide(LS, [1, 2, 4, 8], [0.01] * 4)["verdict"] == "refuted"
 
 
 # ---- the O(1/L) remainder of an L * bias sequence ----------------------------------------------

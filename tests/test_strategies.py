@@ -3,11 +3,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from softmix.checks.strategies import (attention_params, mixtures, queries, random_matrix, random_mixture,
-                                       rational)
+from softmix.checks.strategies import attention_params, mixtures, queries, random_matrix, random_mixture, rational
 
 
 def _psd_rank(G, tol=1e-10):

@@ -4,8 +4,15 @@ import pytest
 
 from softmix.checks.paper.finite_prompt import DEFAULTS, _config
 from softmix.numerics.errors import InputError
-from softmix.numerics.finite_prompt import (StreamingAttention, finite_prompt_attention, finite_prompt_attention_stream,
-                                    iter_token_chunks, sample_tokens, simulate_outputs, simulate_outputs_batched)
+from softmix.numerics.finite_prompt import (
+    StreamingAttention,
+    finite_prompt_attention,
+    finite_prompt_attention_stream,
+    iter_token_chunks,
+    sample_tokens,
+    simulate_outputs,
+    simulate_outputs_batched,
+)
 
 
 def test_streamed_equals_one_shot():

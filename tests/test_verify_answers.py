@@ -6,8 +6,8 @@ import subprocess
 import sys
 from fractions import Fraction
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
+
 from softmix.checks.answers import explain, outside_model_reason, render_answer
 
 UNDECIDED = '''

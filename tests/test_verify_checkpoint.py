@@ -68,7 +68,8 @@ def test_a_checkpoint_of_another_run_is_refused_before_any_work(tmp_path):
     assert r.returncode == 2 and "config" in r.stderr
     assert ck.read_text() == before  # nothing appended by a refused run
     (tmp_path / "junk.jsonl").write_text("not json\n")
-    for bad, why in ((tmp_path / "junk.jsonl", "not a verify checkpoint"), (tmp_path / "no" / "x.jsonl", "does not exist"),
+    for bad, why in ((tmp_path / "junk.jsonl", "not a verify checkpoint"),
+                     (tmp_path / "no" / "x.jsonl", "does not exist"),
                      (tmp_path, "is a folder")):
         r = _verify(CHEAP[0], "--checkpoint", str(bad), cwd=tmp_path)
         assert r.returncode == 2 and why in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

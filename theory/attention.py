@@ -10,8 +10,18 @@ from __future__ import annotations
 import sympy as sp
 
 from .derivation import Derivation
-from .mixtures import (SymbolicMixture, cgf, component_log_mgf, component_log_mgf_gradient,
-                       gradient, hessian, matrix_symbols, mgf, symbolic_mixture, vector_symbols)
+from .mixtures import (
+    SymbolicMixture,
+    cgf,
+    component_log_mgf,
+    component_log_mgf_gradient,
+    gradient,
+    hessian,
+    matrix_symbols,
+    mgf,
+    symbolic_mixture,
+    vector_symbols,
+)
 
 __all__ = [
     "tilt_symbols", "gate_scores", "gates", "softmax_attention_derived", "softmax_attention_stated",
@@ -165,7 +175,8 @@ def _uvz(D: int, p: int | None = None):
     return matrix_symbols("U", D), matrix_symbols("V", p, D), vector_symbols("z", D)
 
 
-def prop_2_1_derivation(K: int = 2, D: int = 2, degenerate_rank: int | None = None, half=sp.Rational(1, 2)) -> Derivation:
+def prop_2_1_derivation(K: int = 2, D: int = 2, degenerate_rank: int | None = None,
+                        half=sp.Rational(1, 2)) -> Derivation:
     mix = symbolic_mixture(K, D, degenerate_rank=degenerate_rank)
     U, V, z = _uvz(D)
     return Derivation(

@@ -22,8 +22,7 @@ import sympy as sp
 
 from .attention import normalized_attention_atomic, softmax_attention_derived
 from .derivation import Derivation
-from .mixtures import (SymbolicMixture, cgf, gradient, hessian, matrix_symbols, mgf,
-                       vector_symbols)
+from .mixtures import SymbolicMixture, cgf, gradient, hessian, matrix_symbols, vector_symbols
 
 __all__ = [
     "std_normal_expectation_1d", "gauss_exp_quadratic_1d_derivation",
@@ -252,7 +251,8 @@ def conservation_derivation(d: int = 2, with_b2: bool = True) -> Derivation:
     rate = 2 * sum(A[i, j] * dA[i, j] for i in range(d) for j in range(d))
     if with_b2:
         rate -= 2 * b * db
-    return Derivation(f"conservation of ||A||_F^2 - b^2 along the gradient flow, d={d}" + ("" if with_b2 else " [control: ||A||_F^2]"),
+    return Derivation(f"conservation of ||A||_F^2 - b^2 along the gradient flow, d={d}"
+                      + ("" if with_b2 else " [control: ||A||_F^2]"),
                       "Boursier-Boyer 2026, Thm 5.1 (balancedness)", sp.expand(rate), sp.Integer(0))
 
 
@@ -331,7 +331,8 @@ def denoising_derivation(K: int = 3, D: int = 2, equal_norms: bool = True, tempe
                       + ("" if equal_norms else " [equal norms dropped]")
                       + ("" if temperature is None else f" [U = {temperature} I]"),
                       "in-context denoising (Smart et al. 2025 setting)", derived, stated,
-                      ("clean prompt sum_k pi_k delta_{m_k}", "||m_k|| = r for all k" if equal_norms else "no norm constraint",
+                      ("clean prompt sum_k pi_k delta_{m_k}",
+                       "||m_k|| = r for all k" if equal_norms else "no norm constraint",
                        "noisy query z = x + N(0, sigma^2 I)"))
 
 
@@ -414,7 +415,8 @@ def zfb_minimiser_derivation(d: int = 2, variant: str | None = None) -> Derivati
     stated = zfb_gamma(Lam, N, drop_trace=variant == "dropped-trace", infinite=variant == "infinite-N").inv()
     return Derivation(f"minimiser of the population loss, d={d}" + (f" [{variant}]" if variant else ""),
                       "Zhang-Frei-Bartlett 2024, Thm 4.1 (fixed point Gamma_N^-1)",
-                      derived.applyfunc(sp.simplify), stated.applyfunc(sp.simplify), ("Lam diagonal (w.l.o.g. by rotation)",))
+                      derived.applyfunc(sp.simplify), stated.applyfunc(sp.simplify),
+                      ("Lam diagonal (w.l.o.g. by rotation)",))
 
 
 def zfb_min_loss_derivation(d: int = 2, variant: str | None = None) -> Derivation:

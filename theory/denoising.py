@@ -189,7 +189,8 @@ def prop_c1_derivation(K: int = 2, d: int = 2, generic_gamma: bool = True, offse
         source="Gabet-Boursier-Boyer 2026, Prop. C.1, eq. (10)",
         derived=bayes_denoiser_conditioning(w, means, Gamma, xi, z),
         stated=eq10_stated(w, means, Gamma, xi, z, offset),
-        assumptions=("X ~ sum_k pi_k N(m_k, Gamma)", "Z = X + eps, eps ~ N(0, xi^2 I) independent", "Gamma symmetric PSD"),
+        assumptions=("X ~ sum_k pi_k N(m_k, Gamma)", "Z = X + eps, eps ~ N(0, xi^2 I) independent",
+                     "Gamma symmetric PSD"),
     )
 
 
@@ -481,7 +482,8 @@ def prop_4_4_derivation(d: int = 2, equal_norm: bool = True) -> Derivation:
     m1, m2, _ = circle_means(d, "generic" if equal_norm else "unequal")
     w = _weights(2)
     return DenoisingDerivation(
-        name=f"Prop. 4.4 residual architecture = Bayes denoiser, d={d}" + ("" if equal_norm else " [equal norms dropped]"),
+        name=f"Prop. 4.4 residual architecture = Bayes denoiser, d={d}"
+             + ("" if equal_norm else " [equal norms dropped]"),
         source="Gabet-Boursier-Boyer 2026, Prop. 4.4 (App. C.8)",
         derived=residual_architecture(w, [m1, m2], gamma, xi, z),
         stated=eq10_stated(w, [m1, m2], gamma**2 * sp.eye(d), xi, z),
@@ -499,9 +501,9 @@ def lemma_c7_derivation(d: int = 2, layers: int = 2, heads_per_layer: int = 1,
 
     derived = (Jacobian of the output in z, output - Jacobian z), where every layer's second
     moment is the Hessian at t = 0 of the generating function of the pushed-forward token,
-    t -> E exp(t^T J z') = MGF_mu(J^T t) (Hessian taken for a generic W, then W = J), J the Jacobian of the network built so far (the same
-    map the query goes through, so tokens are pushed forward by the derived network itself);
-    stated = (product of the per-layer matrices I + sum_h V_h M_l U_h, 0), M_l the closed-form
+    t -> E exp(t^T J z') = MGF_mu(J^T t) (Hessian taken for a generic W, then W = J), J the Jacobian of
+    the network built so far (the same map the query goes through, so tokens are pushed forward by the derived network
+    itself); stated = (product of the per-layer matrices I + sum_h V_h M_l U_h, 0), M_l the closed-form
     second moment sum_k pi_k (A m_k m_k^T A^T + A S A^T) of the hand-written push-forward mixture.
     The two sides share nothing but the mixture and the head symbols.  The default mixture has
     unequal weights (2/5, 3/5) and unequal-norm means so that no term cancels; S = (7/3) I, generic U

@@ -32,8 +32,8 @@ def exp_atoms_to_symbols(expr):
     exps = [e for e in expr.atoms(sp.exp)]
     if not exps:
         return expr
-    pairs = {}
-    split = {}
+    pairs: dict = {}
+    split: dict = {}
     for e in exps:
         terms = []
         for t in sp.Add.make_args(sp.expand(e.args[0])):
@@ -138,7 +138,10 @@ class Derivation:
     steps: list[tuple[str, object]] = field(default_factory=list)
 
     def difference(self):
-        d = sp.Matrix(self.derived) - sp.Matrix(self.stated) if isinstance(self.derived, sp.MatrixBase) else sp.sympify(self.derived) - sp.sympify(self.stated)
+        if isinstance(self.derived, sp.MatrixBase):
+            d = sp.Matrix(self.derived) - sp.Matrix(self.stated)
+        else:
+            d = sp.sympify(self.derived) - sp.sympify(self.stated)
         return d
 
     def holds(self) -> bool:

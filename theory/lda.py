@@ -287,7 +287,8 @@ def lemma_b8_derivations(d: int = 2, variant=None):
     theta = theta_symbols(d)
     U11, u12, v21, v22 = theta
     x = vector_symbols("x", d)
-    dU, du, dv, dv22 = matrix_symbols("dU", d), vector_symbols("du", d), vector_symbols("dv", d), sp.Symbol("dv22", real=True)
+    dU, du, dv, dv22 = matrix_symbols("dU", d), vector_symbols("du", d), vector_symbols("dv", d), sp.Symbol("dv22",
+                                                                                                            real=True)
     eps = sp.Symbol("eps", real=True)
     th_e = (U11 + eps * dU, u12 + eps * du, v21 + eps * dv, v22 + eps * dv22)
     f_e = f_theta_expr(th_e, m1, m_1, G, pi_p, x)
@@ -320,7 +321,8 @@ def lemma_b8_derivations(d: int = 2, variant=None):
             Derivation(name=f"Lemma B.8 printed D^2 misses exactly one cross term, d={d}",
                        source=f"{SRC}, Lemma B.8 (the typo, characterised)", derived=D2 - st2_paper,
                        stated=dr * sp1 * ds, assumptions=("sigma'' = sigma'(1 - 2 sigma)",),
-                       notes="the typo is a coefficient: derived minus printed is the cross term dr sigma' ds once more")]
+                       notes="the typo is a coefficient: derived minus printed is the cross term dr sigma' ds once "
+                             "more")]
 
 
 def lemma_b10_derivations(d: int = 2, variant=None):
@@ -408,7 +410,8 @@ def lemma_b14_derivation(d: int = 2, variant=None) -> Derivation:
     Phi = sp.Matrix(list(w) + [b, r] + list(s))
     flat = theta_flat_symbols(d)
     J = Phi.jacobian(sp.Matrix(flat))
-    dU, du, dv, dv22 = matrix_symbols("dU", d), vector_symbols("du", d), vector_symbols("dv", d), sp.Symbol("dv22", real=True)
+    dU, du, dv, dv22 = matrix_symbols("dU", d), vector_symbols("du", d), vector_symbols("dv", d), sp.Symbol("dv22",
+                                                                                                            real=True)
     h = sp.Matrix(list(dU) + list(du) + list(dv) + [dv22])
     dm = m1 - m_1
     dw = dU * G * v21 + U11 * G * dv

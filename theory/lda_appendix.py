@@ -98,7 +98,8 @@ def lemma_b15_derivation(d: int = 2, variant=None) -> Derivation:
     stated = sp.Matrix(list(gU) + list(gu) + list(gv) + [gv22])
     return Derivation(name=_tag(f"Lemma B.15 chain rule, d={d}", variant), source=f"{SRC}, Lemma B.15",
                       derived=derived, stated=stated,
-                      assumptions=("R = R~ o Phi", "R~ replaced by a generic smooth F (affine + quadratic)", "Gamma symmetric"),
+                      assumptions=("R = R~ o Phi", "R~ replaced by a generic smooth F (affine + quadratic)",
+                                   "Gamma symmetric"),
                       notes="flattened order: U11 (row-major), u12, v21, v22")
 
 
@@ -149,7 +150,8 @@ def lemma_b19_derivations(d: int = 2, variant=None) -> list:
                            source=f"{SRC}, Lemma B.19 (proof)", derived=gradient(g, var),
                            stated=sp.Matrix(list(x) + [1, sg])))
     hvar = var if variant != "joint-convexity" else sp.Matrix(list(w) + [b, r] + list(s))
-    rows.append(Derivation(name=_tag("Lemma B.19: Hess g = 0 in " + ("(w, b, r)" if variant != "joint-convexity" else "zeta"),
+    where = "(w, b, r)" if variant != "joint-convexity" else "zeta"
+    rows.append(Derivation(name=_tag("Lemma B.19: Hess g = 0 in " + where,
                                      variant),
                            source=f"{SRC}, Lemma B.19 (proof: R~_s convex in (w, b, r))",
                            derived=hessian(g, hvar), stated=sp.zeros(hvar.rows, hvar.rows),
@@ -184,7 +186,8 @@ def lemma_b16_derivations(d: int = 2, variant=None) -> list:
     db = 2 * dr  # the v22 block of grad R vanishes: -d_b + 2 d_r = 0
     dm = m1 - m_1
     stated1 = (m1 + m_1) * dr if variant != "wrong-combination" else dm * dr
-    rows = [Derivation(name=_tag("Lemma B.16 step: v21-block at grad_w R~ = 0", variant if variant == "wrong-combination" else None),
+    rows = [Derivation(name=_tag("Lemma B.16 step: v21-block at grad_w R~ = 0",
+                                 variant if variant == "wrong-combination" else None),
                        source=f"{SRC}, Lemma B.16 (proof)", derived=m_1 * db + dm * dr, stated=stated1,
                        assumptions=("v21 = 0", "grad_w R~ = 0 (for contradiction)", "-d_b + 2 d_r = 0"))]
     U11, u12, v21, v22 = theta_symbols(d)

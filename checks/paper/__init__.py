@@ -16,6 +16,8 @@ module per section of the paper, each section's ball-arithmetic certificates bes
 * :mod:`.denoising_appendix` -- Remark 4.2 (degenerate mixtures: the linear-attention gap at gamma = 0);
 * :mod:`.statements` -- the paper's 54 numbered statements and the claims that decide each
   (``softmix coverage``).
+* :mod:`.display_ledger` -- the ledger of every displayed formula (``data/displays.toml``,
+  ``softmix coverage --displays``).
 * :mod:`.beyond` -- the predecessor and neighbouring results.
 """
 from __future__ import annotations
@@ -40,6 +42,7 @@ for _m in MODULES:
     importlib.import_module(f"{__name__}.{_m}")
 
 importlib.import_module(f"{__name__}.statements")
+importlib.import_module(f"{__name__}.display_ledger")
 
 from ..registry import REGISTRY as _REGISTRY  # noqa: E402
 from .independence import apply as _apply_independence  # noqa: E402

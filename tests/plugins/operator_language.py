@@ -32,7 +32,8 @@ PROP4 = dict(components=3, dim=2, covariance="shared-isotropic", symbols="sigma_
              U=lambda mix, sigma_Z: sp.eye(mix.dim) / (mix.variances[0] + sigma_Z**2),
              V=lambda mix, sigma_Z: sigma_Z**2 / (mix.variances[0] + sigma_Z**2) * sp.eye(mix.dim),
              assume=("equal-norms",))
-softmix.operator_claim("prop4-gate-at-sigma0", prop4_gate_at_sigma0, **PROP4, source="Prop. 4, gate at sigma0^2 (false)")
+softmix.operator_claim("prop4-gate-at-sigma0", prop4_gate_at_sigma0, **PROP4,
+                       source="Prop. 4, gate at sigma0^2 (false)")
 
 
 # ---- isotropic covariances, one per component: the quadratic term stays in the gate ---------------

@@ -16,7 +16,8 @@ def gaussian_affine(mix, U, V, z):
 def squared_prior(mix, U, V, z):
     """eq. (2) with the prior weight squared in the gate (false)"""
     a = U * z
-    s = [2 * sp.log(p) + (m.T * a)[0] + (a.T * G * a)[0] / 2 for p, m, G in zip(mix.weights, mix.means, mix.covariances)]
+    s = [2 * sp.log(p) + (m.T * a)[0] + (a.T * G * a)[0] / 2 for p, m,
+         G in zip(mix.weights, mix.means, mix.covariances)]
     e = [sp.exp(x) for x in s]
     return V * sum((ek / sum(e) * (m + G * a) for ek, m, G in zip(e, mix.means, mix.covariances)), sp.zeros(U.rows, 1))
 

@@ -1,0 +1,160 @@
+"""Known answers for ``@softmix.claim(..., configurations=softmix.Draws(...))``: the engine runs the
+claim on the given configuration and on the drawn ones, with the alpha split 1/(1 + n) fixed before
+anything is drawn, the control rule across configurations, draws that break a declared assumption
+skipped, and ``evidence["configurations"]`` as the compat ``configs.generic`` writes it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+import softmix
+from softmix.checks import configs
+from softmix.checks.registry import Claim, Context, Control, Outcome
+from softmix.checks.rules import ALPHA, claim_alpha
+from softmix.checks.runner import run_claim_object
+
+
+@dataclass
+class P:
+    x: int = 1
+
+
+def _claim(draw, quick=2, full=3, assumptions=(), refute=lambda p, ctl: False, seen=None, **kw):
+    """A claim whose check records (x, control, alpha) and refutes when ``refute(p, control)``."""
+    seen = [] if seen is None else seen
+
+    def check(p: P, ctx):
+        ctl = ctx.control("wrong")
+        seen.append((p.x, ctl, claim_alpha()))
+        ok = not refute(p, ctl)
+        return softmix.part("numeric", [{"x": p.x, "passed": ok}])
+
+    c = softmix.claim(id="unit-draws", title="t", source="s", controls={"wrong": "a wrong statement"},
+                      assumptions=assumptions, configurations=softmix.Draws(draw, quick=quick, full=full),
+                      register=False, **kw)(check)
+    return c, seen
+
+
+def _names(ev):
+    return [r["name"] for r in ev["configurations"]]
+
+
+def test_draws_run_by_the_engine_with_the_alpha_split_before_drawing():
+    got = []
+
+    def draw(rng, p, i):
+        got.append((type(p).__name__, p.x, i))
+        return None if i == 2 else {"x": 10 + i}
+
+    c, seen = _claim(draw, quick=3, full=5)
+    assert isinstance(c, Claim) and isinstance(c.configurations, softmix.Draws)
+    res = run_claim_object(c, "quick", seed=4)
+    ev = res["evidence"]
+    # the draw sees the given configuration's parameter dataclass; draw 2 gives nothing and is not run
+    assert got[:3] == [("P", 1, 1), ("P", 1, 2), ("P", 1, 3)]
+    assert _names(ev) == ["paper", "drawn-1", "drawn-3"] and ev["configurations"][1]["values"] == {"x": 11}
+    assert ev["configurations"][0]["values"] == {} and "evidence" in ev["configurations"][1]
+    # 1 + 3 configurations declared: each test draws from 1/4 of the claim's alpha, even though one drew nothing
+    claim_runs = [a for x, ctl, a in seen if not ctl]
+    assert [x for x, ctl, _ in seen if not ctl] == [1, 11, 13]
+    assert all(a == pytest.approx(ALPHA / 4) for a in claim_runs)
+    assert "1/4" in ev["alpha_split"]
+    assert res["configurations"]["drawn"] == 2 and [r["name"] for r in res["configurations"]["rows"]] == _names(ev)
+    # full profile: 5 draws, 1/6 each
+    seen.clear()
+    run_claim_object(c, "full", seed=4)
+    assert all(a == pytest.approx(ALPHA / 6) for x, ctl, a in seen)
+
+
+def test_given_parameters_are_named_given_and_the_seed_fixes_the_draws():
+    draw = lambda rng, p, i: {"x": int(rng.integers(2, 10**6))}
+    c, _ = _claim(draw, quick=1)
+    a = run_claim_object(c, "quick", seed=7)["evidence"]["configurations"]
+    b = run_claim_object(c, "quick", seed=7)["evidence"]["configurations"]
+    d = run_claim_object(c, "quick", seed=8)["evidence"]["configurations"]
+    given = run_claim_object(c, "quick", seed=7, overrides={"x": 5})["evidence"]["configurations"]
+    assert a == b and a[1]["values"] != d[1]["values"]
+    assert given[0]["name"] == "given" and given[1]["values"] == a[1]["values"]
+
+
+def test_control_refuted_by_one_configuration_claim_refuted_by_any():
+    # the control is wrong only on drawn-2: refuted there, so refuted; its power is listed
+    c, _ = _claim(lambda rng, p, i: {"x": 100 + i}, quick=3, refute=lambda p, ctl: ctl and p.x == 102)
+    res = run_claim_object(c, "quick", seed=1)
+    (ctl,) = res["negative_controls"]
+    assert res["verdict"] == "confirmed" and ctl["verdict"] == "refuted" and ctl["refuted"]
+    assert ctl["evidence"]["control_power"] == {"refuted_on": ["drawn-2"],
+                                                "not_refuted_on": ["paper", "drawn-1", "drawn-3"]}
+    # a claim refuted on one drawn configuration is refuted, and says where
+    c2, _ = _claim(lambda rng, p, i: {"x": 100 + i}, quick=3, refute=lambda p, ctl: ctl or p.x == 103)
+    res2 = run_claim_object(c2, "quick", seed=1)
+    assert res2["verdict"] == "refuted" and res2["evidence"]["refuted_on"] == ["drawn-3"]
+    # a control refuted nowhere survives (combined by the lattice)
+    c3, _ = _claim(lambda rng, p, i: {"x": 100 + i}, quick=2)
+    res3 = run_claim_object(c3, "quick", seed=1)
+    assert res3["negative_controls"][0]["verdict"] == "confirmed" and not res3["negative_controls"][0]["refuted"]
+
+
+def test_draws_breaking_a_declared_assumption_are_skipped_and_the_dropped_control_breaks_each():
+    small = softmix.Assumption("x-small", "x < 50", holds=lambda v: int(v["x"]) < 50,
+                               violate=lambda v, rng: {"x": 1000 + int(v["x"])})
+    c, seen = _claim(lambda rng, p, i: {"x": 60 if i == 2 else 10 + i}, quick=3, assumptions=[small])
+    res = run_claim_object(c, "quick", seed=2)
+    ev = res["evidence"]
+    assert _names(ev) == ["paper", "drawn-1", "drawn-3"]
+    assert ev["skipped_configurations"] == [{"name": "drawn-2", "values": {"x": 60},
+                                             "reason": "the draw breaks the assumption x-small (x < 50)"}]
+    n_claim_and_control = 2 * 3
+    assert 60 not in [x for x, _, _ in seen[:n_claim_and_control]]
+    dropped = next(r for r in res["negative_controls"] if r["id"] == "without:x-small")
+    # in the assumption-dropped control every configuration is broken (the given one too); a draw that
+    # breaks the dropped assumption already is one of its configurations as drawn
+    assert [r["values"] for r in dropped["evidence"]["configurations"]] == [{}, {"x": 11}, {"x": 60}, {"x": 13}]
+    assert [x for x, _, _ in seen[n_claim_and_control:]] == [1001, 1011, 60, 1013]
+    assert dropped["evidence"]["assumption_dropped"]["overrides"] == {"x": 1001}
+
+
+def test_a_crash_on_a_drawn_configuration_is_an_error_never_a_pass():
+    def check(p: P, ctx):
+        ctx.control("wrong")
+        if p.x == 12:
+            raise RuntimeError("breaks on drawn-2")
+        return softmix.part("numeric", [{"passed": True}])
+
+    c = softmix.claim(id="unit-draws-crash", title="t", source="s", controls={"wrong": "w"}, register=False,
+                      configurations=softmix.Draws(lambda rng, p, i: {"x": 10 + i}, quick=2))(check)
+    res = run_claim_object(c, "quick", seed=0)
+    assert res["verdict"] == "error" and "breaks" in res["evidence"]["configurations"][2]["evidence"]["exception"]
+
+
+def test_draws_are_validated_and_the_decorator_refuses_anything_else():
+    with pytest.raises(ValueError):
+        softmix.Draws(lambda rng, p, i: None, quick=-1)
+    with pytest.raises(TypeError):
+        softmix.Draws("not callable")
+    with pytest.raises(TypeError, match="Draws"):
+        softmix.claim(id="u", title="t", source="s", controls={"c": "c"}, configurations=lambda rng, p, i: None,
+                      register=False)
+
+
+def test_compat_generic_writes_the_same_evidence_as_draws():
+    """configs.generic (the paper library's, until its port) is the engine's loop with dict parameters."""
+    draw = lambda rng, p, i: {"x": int(rng.integers(2, 1000))}
+
+    @configs.generic(draw, quick=2)
+    def old(params, ctx):
+        ok = not (ctx.variant == "wrong" and int(params["x"]) % 2 == 0)
+        return Outcome("confirmed" if ok else "refuted", {"x": params["x"]})
+
+    c_old = Claim(id="unit-draws", title="t", source="s", statement="s", section="user", check=old, defaults={"x": 1},
+                  controls=(Control("wrong", "a wrong statement"),))
+    c_new, _ = _claim(draw, quick=2, refute=lambda p, ctl: ctl and p.x % 2 == 0)
+    a, b = run_claim_object(c_old, "quick", seed=9), run_claim_object(c_new, "quick", seed=9)
+    strip = lambda rows: [(r["name"], r["values"], r["verdict"]) for r in rows]
+    assert strip(a["evidence"]["configurations"]) == strip(b["evidence"]["configurations"])
+    assert a["negative_controls"][0]["verdict"] == b["negative_controls"][0]["verdict"]
+    assert a["evidence"]["alpha_split"] == b["evidence"]["alpha_split"]
+    # the compat stream is the engine's
+    ctx = Context("unit-draws", "quick", 9, variant="wrong")
+    assert (configs.configuration_rng(ctx, 1).random(3) == ctx.stream("configuration", 1).random(3)).all()
