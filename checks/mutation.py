@@ -251,7 +251,7 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
     ``engine``, of every engine source too).  Files are split over ``jobs`` processes."""
     root = Path(root or require_source_checkout())
     key = _tests_hash(root)
-    dirs = ("theory", "numerics")
+    dirs: tuple[str, ...] = ("theory", "numerics")
     if engine:
         import hashlib
 
@@ -517,7 +517,9 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
 
     def one(m):
         if target_of(m.path) == "engine":
+            assert erec is not None  # recorded above whenever an engine mutant is chosen
             return run_engine_mutant(m, erec, verify_seed, tests, test_timeout, root=root, tmap=tmap)
+        assert cmap is not None
         return run_mutant(m, cmap, verify_seed, tests, test_timeout, root=root, tmap=tmap)
 
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)

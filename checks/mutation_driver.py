@@ -385,7 +385,7 @@ def _engine(spec: dict) -> dict:
     "crash", "lines", "diff"}``.  A mutant that breaks the import or makes verify raise is a
     ``crash`` (judged by the parent)."""
     root = Path(spec["root"])
-    out = {"rc": None, "crash": "", "lines": {}, "diff": None}
+    out: dict[str, Any] = {"rc": None, "crash": "", "lines": {}, "diff": None}
     cov = None
     if spec.get("coverage"):
         import coverage
@@ -413,9 +413,9 @@ def _engine(spec: dict) -> dict:
     if cov is not None:
         data = cov.get_data()
         for f in data.measured_files():
-            rel = _in_dirs(f, root, ("checks",))
-            if rel is not None and data.lines(f):
-                out["lines"][rel] = sorted(data.lines(f))
+            rel, ls = _in_dirs(f, root, ("checks",)), data.lines(f)
+            if rel is not None and ls:
+                out["lines"][rel] = sorted(ls)
     if spec.get("diff"):
         out["diff"] = {"calls": diff.calls, "compared": diff.compared, "differed": diff.differed,
                        "unsupported": diff.unsupported, "first_difference": diff.first}

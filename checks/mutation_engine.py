@@ -53,6 +53,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 __all__ = ["EngineStage", "DEFAULT_STAGE", "STAGE_CONFIG", "NOT_EXECUTED", "engine_hash", "engine_record",
            "stage_executes", "stage_evidence", "judge_stage", "run_engine_mutant"]
@@ -171,11 +172,12 @@ def _evidence_parts(doc: dict | None, stdout: str) -> dict:
 
     if doc is None:
         return {"document": None}
-    parts = {f"claim {r.get('id')}": evidence_digest(r) for r in doc.get("claims", [])}
+    parts: dict[str, Any] = {f"claim {r.get('id')}": evidence_digest(r) for r in doc.get("claims", [])}
     for e in doc.get("engine_controls") or []:
         parts[f"engine control {e.get('id')}"] = strip_timings({k: e.get(k) for k in ("observed", "judged_right",
                                                                                      "wrong", "exception")})
-    parts.update({"exit code": doc.get("exit_code"), "counts": doc.get("counts"), "stdout": _DECIMAL.sub(" <x>", stdout)})
+    parts.update({"exit code": doc.get("exit_code"), "counts": doc.get("counts"),
+                  "stdout": _DECIMAL.sub(" <x>", stdout)})
     return parts
 
 
@@ -215,10 +217,10 @@ def judge_stage(clean: dict, run: dict) -> list[str]:
         why.append(f"JSON does not follow the schema: {type(e).__name__}: {str(e)[:120]}")
     if doc.get("engine_controls_skipped") and clean.get("stage", {}).get("engine_controls", True):
         why.append("engine controls skipped")
-    seen = {e.get("id"): e for e in doc.get("engine_controls") or [] if isinstance(e, dict)}
+    seen = {c.get("id"): c for c in doc.get("engine_controls") or [] if isinstance(c, dict)}
     for cid, expected in clean["engine_controls"].items():
-        e = seen.get(cid)
-        obs = e.get("observed") if isinstance(e, dict) else None
+        ctl = seen.get(cid)
+        obs = ctl.get("observed") if isinstance(ctl, dict) else None
         if not isinstance(obs, dict):
             why.append(f"engine control {cid} missing")
             continue
@@ -261,7 +263,8 @@ def engine_record(seed: int, root: Path | None = None, refresh: bool = False, ti
     doc = run["doc"]
     if doc is None or run["crash"]:
         raise RuntimeError(f"the clean engine stage failed: {run['crash'] or run['stderr'][-400:]}")
-    rec = {"hash": key, "seed": seed, "stage": asdict(stage), "rc": run["rc"], "seconds": run["seconds"], "lines": cov["lines"],
+    rec: dict[str, Any] = {"hash": key, "seed": seed, "stage": asdict(stage), "rc": run["rc"],
+           "seconds": run["seconds"], "lines": cov["lines"],
            "claims": {r["id"]: r["verdict"] for r in doc["claims"]},
            "engine_controls": {e["id"]: e["expected"] for e in doc.get("engine_controls") or []},
            "evidence": stage_evidence(doc, run["stdout"]),
@@ -288,10 +291,18 @@ def stage_executes(m, rec: dict, root: Path | None = None) -> bool:
     return m.stmt_line in lines
 
 
+def _stage_of(d: dict) -> EngineStage:
+    """The :class:`EngineStage` of a record's ``stage`` (lists of the JSON back to tuples)."""
+    s = d.get
+    return EngineStage(claims=tuple(s("claims", ())), plugin=s("plugin", ""),
+                       plugin_claims=tuple(s("plugin_claims", ())), config=dict(s("config", {})),
+                       engine_controls=bool(s("engine_controls", True)))
+
+
 def _stage_kill(m, rec: dict, tmp: Path, seed: int, row: dict, root: Path) -> None:
     """The engine stage on the patched copy ``tmp``: fills ``row`` (status killed or timeout,
     killed_by, stage; or, when it survives, the equivalence verdict)."""
-    stage = EngineStage(**{k: tuple(v) if isinstance(v, list) else v for k, v in rec["stage"].items()})
+    stage = _stage_of(rec["stage"])
     limit = min(1500.0, 60 + 3 * rec["seconds"])
     try:
         run = _run_stage(stage, tmp, seed, limit)
@@ -321,8 +332,9 @@ def _stage_kill(m, rec: dict, tmp: Path, seed: int, row: dict, root: Path) -> No
         if stage_evidence(twin["doc"], twin["stdout"]) != rec["evidence"]:
             row["equivalence"] = "not equivalent: the comparison run's evidence changed"
         elif d["unsupported"] or not d["compared"] or d["differed"]:
+            changed = "function output changed: " + d.get("first_difference", "")
             row["equivalence"] = "not equivalent: " + (d["unsupported"] or ("function never called" if not d["compared"]
-                                                       else "function output changed: " + d.get("first_difference", "")))
+                                                                          else changed))
         else:
             row["equivalence"] = (f"equivalent: engine stage evidence identical to the clean run and "
                                   f"{d['compared']} call(s) of {m.function} unchanged at 40 digits")
@@ -341,8 +353,8 @@ def run_engine_mutant(m, rec: dict, seed: int, tests: bool = True, test_timeout:
     row = {"id": m.id, "file": m.path, "line": m.line, "operator": m.operator, "original": m.original,
            "mutated": m.mutated, "function": m.function, "target": "engine", "claims": [], "status": None,
            "killed_by": [], "stage": None, "equivalence": None}
-    with tempfile.TemporaryDirectory(prefix="softmix-emut-") as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="softmix-emut-") as tmp_name:
+        tmp = Path(tmp_name)
         _copy_tree(tmp, root)
         apply_mutant(m, tmp)
         if stage_executes(m, rec, root):
