@@ -36,18 +36,27 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["Mutant", "OPERATORS", "mutants_of_source", "generate_mutants", "sample_mutants",
-           "apply_mutant", "compiles", "sources_hash", "MUTATED_DIRS", "ENGINE_DIR", "ENGINE_EXCLUDED",
+           "apply_mutant", "compiles", "sources_hash", "MUTATED_DIRS", "ENGINE_DIR", "ENGINE_MODULES", "TOOL_FILES",
            "TARGETS", "target_of"]
 
 #: the folders whose modules are mutated by the ``library`` target (today's default)
 MUTATED_DIRS = ("theory", "numerics")
 #: the folder of the engine target: ``checks/*.py`` (not ``checks/paper/``, the paper's claim library)
 ENGINE_DIR = "checks"
-#: engine modules never mutated: the mutation tool itself.  Its driver and its kill rule run from the
-#: patched copy of the tree, so a mutant of them would change the instrument that judges it (it could
-#: declare itself killed or equivalent); and no ``softmix verify`` run executes them, so what they
-#: could tell about the verifier is nothing.  ``cli_mutation.py`` is the tool's command line.
-ENGINE_EXCLUDED = frozenset({"__init__.py", "mutants.py", "cli_mutation.py"})
+#: The engine target: the modules of ``checks/`` that turn a claim into a verdict and an exit code
+#: (issue 23, item 3): the rules and fits, the verdict lattice, the configurations drawn for a
+#: claim, the parameters, the runner, the claim-writing API and the registry, the operator
+#: front-end (``operator*``), the declared assumptions (``assumption*``) and the Monte Carlo
+#: verdicts.  Left out: the mutation tool itself (its driver and kill rule run from the patched
+#: copy, so a mutant of them would change the instrument that judges it), the engine controls (the
+#: instrument of the stage), and the plumbing around a verdict (command lines, reports, displays,
+#: the pool, checkpoints, hypothesis strategies, the pytest plugin), whose faults are the tests'.
+ENGINE_MODULES = ("rules", "fits", "verdicts", "configs", "configurations", "params", "runner", "api",
+                  "operator*", "assumption*", "registry", "mc_verdict")
+#: the mutation tool's own files: never mutated, and left out of the hashes that key its caches (editing the
+#: tool changes neither what a claim computes nor which test executes which engine line)
+TOOL_FILES = frozenset({"mutants.py", "mutation.py", "mutation_driver.py", "mutation_engine.py", "mutation_faults.py",
+                        "cli_mutation.py"})
 #: ``library`` = theory + numerics (the default); ``engine`` = checks/*.py; ``all`` = both
 TARGETS = ("library", "engine", "all")
 OPERATORS = ("sign", "const", "int", "index", "transpose", "swap", "drop", "compare", "bool")
@@ -255,7 +264,9 @@ def mutants_of_source(text: str, path: str = "<src>") -> list[Mutant]:
 
 
 def _engine_module(name: str) -> bool:
-    return name.endswith(".py") and name not in ENGINE_EXCLUDED and not name.startswith("mutation")
+    import fnmatch
+
+    return name.endswith(".py") and any(fnmatch.fnmatchcase(name[:-3], pat) for pat in ENGINE_MODULES)
 
 
 def _module_files(root: Path, target: str = "library") -> list[Path]:
@@ -275,8 +286,8 @@ def target_of(path: str) -> str:
 
 def generate_mutants(root: Path, target: str = "library") -> list[Mutant]:
     """Every mutant of every module of the ``target`` (:data:`TARGETS`) under ``root``: ``library``
-    (``theory/`` and ``numerics/``, the default), ``engine`` (``checks/*.py`` but the mutation tool,
-    :data:`ENGINE_EXCLUDED`, and ``mutation*.py``) or ``all``."""
+    (``theory/`` and ``numerics/``, the default), ``engine`` (the modules of ``checks/`` named by
+    :data:`ENGINE_MODULES`) or ``all``."""
     if target not in TARGETS:
         raise ValueError(f"unknown mutation target {target!r} (one of {', '.join(TARGETS)})")
     out = []
@@ -326,8 +337,7 @@ def apply_mutant(m: Mutant, root: Path) -> None:
 
 #: engine files that do not change what a claim computes (the mutation machinery itself, the CLI,
 #: reports): editing them keeps the coverage map valid
-_HASH_SKIP = {"mutants.py", "mutation.py", "mutation_driver.py", "cli.py", "report.py", "schema.py",
-              "distributed.py"}
+_HASH_SKIP = {*TOOL_FILES, "cli.py", "report.py", "schema.py", "distributed.py"}
 
 
 def sources_hash(root: Path, dirs=("softmix", "theory", "numerics", "checks")) -> str:

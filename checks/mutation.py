@@ -255,9 +255,10 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
     if engine:
         import hashlib
 
+        from .mutants import TOOL_FILES
         from .mutation_engine import engine_hash
 
-        key = hashlib.sha1((key + engine_hash(root)).encode()).hexdigest()
+        key = hashlib.sha1((key + engine_hash(root, skip=TOOL_FILES)).encode()).hexdigest()
         dirs += ("checks",)
     path = root / CACHE / f"test-map-{'engine-' if engine else ''}{key[:16]}.json"
     if files is None and path.exists() and not refresh:

@@ -112,14 +112,17 @@ NOT_EXECUTED = "not executed by the engine stage"
 _SKIP_ENV = "SOFTMIX_NO_ENGINE_CONTROLS"
 
 
-def engine_hash(root: Path, stage: EngineStage = DEFAULT_STAGE) -> str:
+def engine_hash(root: Path, stage: EngineStage = DEFAULT_STAGE, skip: frozenset = frozenset()) -> str:
     """SHA-1 over every Python source the engine stage may run (the facade, theory, numerics,
     checks with the paper library, the stage's plugin) -- unlike
     :func:`softmix.checks.mutants.sources_hash`, nothing skipped: the CLI and the report are part
-    of what the stage sees."""
+    of what the stage sees.  ``skip``: file names of ``checks/`` left out (the test map leaves out
+    the mutation tool, :data:`softmix.checks.mutants.TOOL_FILES`)."""
     h = hashlib.sha1()
     files = [p for d in ("softmix", "theory", "numerics", "checks") for p in sorted((root / d).rglob("*.py"))]
     for p in files + ([root / stage.plugin] if stage.plugin else []):
+        if p.parent == root / "checks" and p.name in skip:
+            continue
         if "__pycache__" not in p.parts and p.is_file():
             h.update(p.relative_to(root).as_posix().encode())
             h.update(p.read_bytes())
