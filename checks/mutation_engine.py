@@ -1,4 +1,9 @@
-"""Generated mutants over the engine (``checks/*.py``): the verify stage they go through (issue 23).
+"""Generated mutants over the engine: the verify stage they go through (issue 23, item 3).
+
+The engine target (``softmix mutation-score --target engine``) mutates the modules of ``checks/``
+that turn a claim into a verdict and an exit code (:data:`softmix.checks.mutants.ENGINE_MODULES`:
+rules, fits, verdicts, configs, configurations, params, runner, api, ``operator*``,
+``assumption*``, registry, mc_verdict), sampled uniformly over their mutants with the seed given.
 
 A library mutant (``theory/``, ``numerics/``) is sent to the claims that execute its line.  For an
 engine mutant that map is useless: almost every claim executes almost all of the engine.  What
