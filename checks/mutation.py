@@ -260,7 +260,8 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
 
         key = hashlib.sha1((key + engine_hash(root, skip=TOOL_FILES)).encode()).hexdigest()
         dirs += ("checks",)
-    path = root / CACHE / f"test-map-{'engine-' if engine else ''}{key[:16]}.json"
+    # v2: the Python processes a test starts are measured too (mutation_driver._SUBPROCESS_HOOK)
+    path = root / CACHE / f"test-map-v2-{'engine-' if engine else ''}{key[:16]}.json"
     if files is None and path.exists() and not refresh:
         return json.loads(path.read_text())
     names = sorted(p.relative_to(root).as_posix() for p in (root / "tests").glob("test_*.py")

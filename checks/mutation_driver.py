@@ -302,24 +302,94 @@ def _in_dirs(path: str, root: Path, dirs) -> str | None:
     return rel.as_posix() if len(rel.parts) == 2 and rel.parts[0] in dirs else None
 
 
+#: ``sitecustomize.py`` put first on the ``PYTHONPATH`` of the test map's processes: every Python process
+#: a test starts (``softmix verify`` run as a user runs it, the exit-code tests) is measured too, under
+#: the context of the test that started it, and saves its data where the test map merges it.  Silent:
+#: a test that reads a process's stderr sees what it would see without it.
+_SUBPROCESS_HOOK = '''"""The softmix test map measures this process (softmix.checks.mutation_driver)."""
+import os as _os
+
+if _os.environ.get("SOFTMIX_TESTMAP_DATA"):
+    try:
+        import atexit as _atexit
+
+        import coverage as _coverage
+
+        _cov = _coverage.Coverage(data_file=_os.environ["SOFTMIX_TESTMAP_DATA"], data_suffix=True, branch=False,
+                                  config_file=False, include=_os.environ["SOFTMIX_TESTMAP_INCLUDE"].split(_os.pathsep))
+        _cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-imported", "module-not-measured",
+                                                 "couldnt-parse", "no-ctracer"])
+        _cov.start()
+        _cov.switch_context(_os.environ.get("SOFTMIX_TESTMAP_CONTEXT", ""))
+
+        def _softmix_testmap_save():
+            _cov.stop()
+            _cov.save()
+
+        _atexit.register(_softmix_testmap_save)
+    except Exception:
+        pass
+'''
+
+
+def _measure_subprocesses(include: list[str]) -> Path:
+    """Make every Python process started from now on run :data:`_SUBPROCESS_HOOK` (through the
+    environment they inherit); returns the folder their data files are saved in."""
+    import os
+    import tempfile
+
+    hook = Path(tempfile.mkdtemp(prefix="softmix-tmap-hook-"))
+    (hook / "sitecustomize.py").write_text(_SUBPROCESS_HOOK)
+    (hook / "data").mkdir()
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(hook), os.environ.get("PYTHONPATH", "")) if p)
+    os.environ["SOFTMIX_TESTMAP_DATA"] = str(hook / "data" / "sub")
+    os.environ["SOFTMIX_TESTMAP_INCLUDE"] = os.pathsep.join(include)
+    return hook
+
+
+def _merge_subprocesses(data, hook: Path) -> int:
+    """Merge the subprocesses' data files (contexts included) into ``data``; how many were read."""
+    import shutil
+
+    from coverage import CoverageData
+
+    n = 0
+    for f in sorted((hook / "data").glob("sub.*")):
+        try:
+            sub = CoverageData(basename=str(f))
+            sub.read()
+            data.update(sub)
+            n += 1
+        except Exception:  # a process killed while saving: its lines are lost, nothing else
+            continue
+    shutil.rmtree(hook, ignore_errors=True)
+    return n
+
+
 def _testmap(spec: dict) -> dict:
     """Run the named test files under coverage.py with the dynamic context set to each test's node
     id (switched at its setup, so fixtures it triggers count for it); lines of the modules directly
     in ``spec["dirs"]`` (default ``theory/`` and ``numerics/``) per test, the tests that failed, and
-    each test's seconds."""
+    each test's seconds.  Python processes a test starts are measured under its context too
+    (:data:`_SUBPROCESS_HOOK`): a test of ``softmix verify`` run as a process counts for the lines
+    that process runs."""
+    import os
+
     import coverage
     import pytest
 
     root = Path(spec["root"])
     dirs = tuple(spec.get("dirs", ("theory", "numerics")))
-    cov = coverage.Coverage(data_file=None, branch=False, config_file=False,
-                            include=[str(root / d / "*.py") for d in dirs])
+    include = [str(root / d / "*.py") for d in dirs]
+    cov = coverage.Coverage(data_file=None, branch=False, config_file=False, include=include)
+    hook = _measure_subprocesses(include)
     failed, seconds, t0 = [], {}, {}
 
     class _PerTest:
         @pytest.hookimpl(tryfirst=True)
         def pytest_runtest_setup(self, item):
             cov.switch_context(item.nodeid)
+            os.environ["SOFTMIX_TESTMAP_CONTEXT"] = item.nodeid
             t0[item.nodeid] = time.perf_counter()
 
         def pytest_runtest_logreport(self, report):
@@ -333,6 +403,7 @@ def _testmap(spec: dict) -> dict:
                 plugins=[_PerTest()])
     cov.stop()
     data = cov.get_data()
+    processes = _merge_subprocesses(data, hook)
     lines = {}
     for f in data.measured_files():
         rel = _in_dirs(f, root, dirs)
@@ -342,7 +413,8 @@ def _testmap(spec: dict) -> dict:
         by = {ln: c for ln, c in by.items() if c}
         if by:
             lines[rel] = by
-    return {"files": spec["files"], "lines": lines, "failed": sorted(set(failed)), "seconds": seconds}
+    return {"files": spec["files"], "lines": lines, "failed": sorted(set(failed)), "seconds": seconds,
+            "processes": processes}
 
 
 def _mutant(spec: dict) -> dict:
