@@ -112,8 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(fn=_cmd_coverage_or_displays)
     sp = sub.add_parser("schema", help="print the JSON schema of 'verify --json' output")
     sp.set_defaults(fn=_cmd_schema)
-    sp = sub.add_parser("mutation-score", help="mutate theory/ and numerics/ and count the mutants verify kills")
+    sp = sub.add_parser("mutation-score", help="mutate the library or the engine and count the mutants verify kills")
     sp.add_argument("--sample", type=int, help="number of generated mutants to sample (default 200)")
+    sp.add_argument("--target", choices=("library", "engine", "all"), default="library",
+                    help="what is mutated: library = theory/ and numerics/ (default), engine = the engine's "
+                         "modules of checks/ (rules, fits, verdicts, configs, configurations, params, runner, "
+                         "api, operator*, assumption*, registry, mc_verdict), all = both")
     sp.add_argument("--seed", type=_seed, default=20261130, help="seed of the sample")
     sp.add_argument("--verify-seed", type=_seed, default=20261130, help="seed of the claims' runs")
     sp.add_argument("--jobs", type=int, default=2, help="mutants run at once (one core each)")

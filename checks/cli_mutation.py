@@ -22,6 +22,8 @@ def cmd_mutation(args):
         raise InputError("--test-timeout must be positive")
     if args.faults and not args.named:
         raise UsageError("--faults selects named faults: add --named")
+    if args.named and args.target != "library":
+        raise UsageError("--named faults are library faults: --target does not apply")
     require_source_checkout()
 
     if args.named:
@@ -60,14 +62,20 @@ def cmd_mutation(args):
 
     doc = generated_mutation_score(args.sample or 200, args.seed, args.jobs, not args.no_tests,
                                    args.verify_seed, cb, map_progress=mcb, test_timeout=args.test_timeout,
-                                   checkpoint=args.checkpoint, test_selection=args.test_selection)
+                                   checkpoint=args.checkpoint, test_selection=args.test_selection,
+                                   target=args.target)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(doc, fh, indent=1)
-    print(f"generated mutants: {doc['sample']} of {doc['population']} (seed {doc['sample_seed']}), "
+    what = "" if doc["target"] == "library" else f"{doc['target']} "
+    print(f"generated {what}mutants: {doc['sample']} of {doc['population']} (seed {doc['sample_seed']}), "
           f"{doc['equivalent']} equivalent, {doc['timeouts']} timed out (not scored); killed by verify "
           f"{doc['killed_by_verify']}/{doc['scored']} = {doc['score_verify']:.3f}; verify plus tests "
           f"{doc['killed_by_verify'] + doc['killed_by_tests']}/{doc['scored']} = {doc['score_verify_plus_tests']:.3f}")
+    for t, sub in (doc.get("by_target") or {}).items():
+        print(f"  {t}: killed by verify {sub['killed_by_verify']}/{sub['scored']}, verify plus tests "
+              f"{sub['killed_by_verify'] + sub['killed_by_tests']}/{sub['scored']} ({sub['equivalent']} equivalent, "
+              f"{sub['timeouts']} timed out)")
     for row in doc["mutants"]:
         if row["status"] == "survived":
             print(f"  survived: {row['file']}:{row['line']} {row['operator']} {row['original'][:50]!r} -> "

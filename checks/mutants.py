@@ -1,4 +1,5 @@
-"""Mutants nobody chose: mechanical, AST-based mutations of ``theory/`` and ``numerics/`` (issue 11).
+"""Mutants nobody chose: mechanical, AST-based mutations of the library (``theory/``, ``numerics/``,
+issue 11) or of the engine (``checks/*.py``, issue 23).
 
 Every expression node of every module is offered to a fixed set of operators; each operator
 returns a replacement for that node's source segment (``ast.unparse`` of the mutated node, in
@@ -35,10 +36,29 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["Mutant", "OPERATORS", "mutants_of_source", "generate_mutants", "sample_mutants",
-           "apply_mutant", "compiles", "sources_hash", "MUTATED_DIRS"]
+           "apply_mutant", "compiles", "sources_hash", "MUTATED_DIRS", "ENGINE_DIR", "ENGINE_MODULES", "TOOL_FILES",
+           "TARGETS", "target_of"]
 
-#: the folders whose modules are mutated
+#: the folders whose modules are mutated by the ``library`` target (today's default)
 MUTATED_DIRS = ("theory", "numerics")
+#: the folder of the engine target: ``checks/*.py`` (not ``checks/paper/``, the paper's claim library)
+ENGINE_DIR = "checks"
+#: The engine target: the modules of ``checks/`` that turn a claim into a verdict and an exit code
+#: (issue 23, item 3): the rules and fits, the verdict lattice, the configurations drawn for a
+#: claim, the parameters, the runner, the claim-writing API and the registry, the operator
+#: front-end (``operator*``), the declared assumptions (``assumption*``) and the Monte Carlo
+#: verdicts.  Left out: the mutation tool itself (its driver and kill rule run from the patched
+#: copy, so a mutant of them would change the instrument that judges it), the engine controls (the
+#: instrument of the stage), and the plumbing around a verdict (command lines, reports, displays,
+#: the pool, checkpoints, hypothesis strategies, the pytest plugin), whose faults are the tests'.
+ENGINE_MODULES = ("rules", "fits", "verdicts", "configs", "configurations", "params", "runner", "api",
+                  "operator*", "assumption*", "registry", "mc_verdict")
+#: the mutation tool's own files: never mutated, and left out of the hashes that key its caches (editing the
+#: tool changes neither what a claim computes nor which test executes which engine line)
+TOOL_FILES = frozenset({"mutants.py", "mutation.py", "mutation_driver.py", "mutation_engine.py", "mutation_faults.py",
+                        "cli_mutation.py"})
+#: ``library`` = theory + numerics (the default); ``engine`` = checks/*.py; ``all`` = both
+TARGETS = ("library", "engine", "all")
 OPERATORS = ("sign", "const", "int", "index", "transpose", "swap", "drop", "compare", "bool")
 
 
@@ -243,17 +263,35 @@ def mutants_of_source(text: str, path: str = "<src>") -> list[Mutant]:
     return out
 
 
-def _module_files(root: Path) -> list[Path]:
+def _engine_module(name: str) -> bool:
+    import fnmatch
+
+    return name.endswith(".py") and any(fnmatch.fnmatchcase(name[:-3], pat) for pat in ENGINE_MODULES)
+
+
+def _module_files(root: Path, target: str = "library") -> list[Path]:
     files = []
-    for d in MUTATED_DIRS:
-        files += sorted(p for p in (root / d).glob("*.py") if p.name != "__init__.py")
+    if target in ("library", "all"):
+        for d in MUTATED_DIRS:
+            files += sorted(p for p in (root / d).glob("*.py") if p.name != "__init__.py")
+    if target in ("engine", "all"):
+        files += sorted(p for p in (root / ENGINE_DIR).glob("*.py") if _engine_module(p.name))
     return files
 
 
-def generate_mutants(root: Path) -> list[Mutant]:
-    """Every mutant of every module of ``theory/`` and ``numerics/`` under ``root``."""
+def target_of(path: str) -> str:
+    """``"engine"`` for a mutant of ``checks/*.py``, ``"library"`` for theory/ and numerics/."""
+    return "engine" if path.split("/")[0] == ENGINE_DIR else "library"
+
+
+def generate_mutants(root: Path, target: str = "library") -> list[Mutant]:
+    """Every mutant of every module of the ``target`` (:data:`TARGETS`) under ``root``: ``library``
+    (``theory/`` and ``numerics/``, the default), ``engine`` (the modules of ``checks/`` named by
+    :data:`ENGINE_MODULES`) or ``all``."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown mutation target {target!r} (one of {', '.join(TARGETS)})")
     out = []
-    for p in _module_files(root):
+    for p in _module_files(root, target):
         out += mutants_of_source(p.read_text(), p.relative_to(root).as_posix())
     return out
 
@@ -299,8 +337,7 @@ def apply_mutant(m: Mutant, root: Path) -> None:
 
 #: engine files that do not change what a claim computes (the mutation machinery itself, the CLI,
 #: reports): editing them keeps the coverage map valid
-_HASH_SKIP = {"mutants.py", "mutation.py", "mutation_driver.py", "cli.py", "report.py", "schema.py",
-              "distributed.py"}
+_HASH_SKIP = {*TOOL_FILES, "cli.py", "report.py", "schema.py", "distributed.py"}
 
 
 def sources_hash(root: Path, dirs=("softmix", "theory", "numerics", "checks")) -> str:

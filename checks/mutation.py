@@ -48,6 +48,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .mutation_driver import kill_reasons
 from .mutation_faults import FAULTS, Fault, apply_fault
 
 __all__ = ["run_fault", "mutation_score", "coverage_map", "claims_for",
@@ -125,12 +126,8 @@ def run_fault(fault: Fault, seed: int = 20261130, timeout: int = 900, root: Path
             return {"id": fault.id, "description": fault.description, "caught": True,
                     "caught_by": [f"crash (exit {r.returncode}): {r.stderr.strip().splitlines()[-1:] }"]}
         doc = json.loads(out.read_text())
-        for c in doc["claims"]:
-            if c["verdict"] in ("refuted", "error"):
-                by.append(f"{c['id']}: {c['verdict']}")
-            for ctl in c["negative_controls"]:
-                if not ctl["refuted"]:
-                    by.append(f"{c['id']}/{ctl['id']}: control {ctl['verdict']}")
+        for c in doc["claims"]:  # verify's own judgement (claim_passed, control_failed)
+            by += kill_reasons(c)
         return {"id": fault.id, "description": fault.description, "caught": bool(by), "caught_by": by}
 
 
@@ -151,12 +148,31 @@ CACHE = ".softmix-cache"
 DEFAULT_SEED = 20261130
 
 
-def _driver(args, root: Path, timeout: float, cwd: Path | None = None):
+def _run_group(cmd, timeout: float, env: dict, cwd: Path) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd, capture_output=True, text=True)`` in a session of its own: on timeout
+    the whole process group is killed (a hanging mutant's ``softmix verify`` or pytest may have
+    started processes of its own: none of them outlives its time limit), then TimeoutExpired."""
+    import signal
+
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
+def _driver(args, root: Path, timeout: float, cwd: Path | None = None, env: dict | None = None):
     code = ("import sys; sys.path.insert(0, %r); from softmix.checks.mutation_driver import main; "
             "sys.exit(main(sys.argv[1:]))" % str(root))
-    env = dict(os.environ, PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
-                          cwd=cwd or root, timeout=timeout)
+    env = dict(os.environ if env is None else env, PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1")
+    return _run_group([sys.executable, "-c", code, *args], timeout, env, cwd or root)
 
 
 def _parallel(fn, items, jobs: int):
@@ -226,15 +242,26 @@ def _tests_hash(root: Path) -> str:
 
 
 def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool = False, progress=None,
-             timeout: float = 5400) -> dict:
-    """Which test executes which line of ``theory/`` and ``numerics/``: the test files run under
-    coverage.py in a clean copy of the tree (the same layout a mutant gets), the dynamic context
-    switched to each test's node id at its setup.  ``{"hash", "lines": {path: {line: [node ids]}},
-    "failed": [node ids that fail on the clean copy: never used to kill a mutant]}``, cached under
-    a hash of the sources and the tests.  Files are split over ``jobs`` processes."""
+             timeout: float = 5400, engine: bool = False) -> dict:
+    """Which test executes which line of ``theory/`` and ``numerics/`` (with ``engine``, also of
+    ``checks/*.py``): the test files run under coverage.py in a clean copy of the tree (the same
+    layout a mutant gets), the dynamic context switched to each test's node id at its setup.
+    ``{"hash", "lines": {path: {line: [node ids]}}, "failed": [node ids that fail on the clean
+    copy: never used to kill a mutant]}``, cached under a hash of the sources and the tests (with
+    ``engine``, of every engine source too).  Files are split over ``jobs`` processes."""
     root = Path(root or require_source_checkout())
     key = _tests_hash(root)
-    path = root / CACHE / f"test-map-{key[:16]}.json"
+    dirs: tuple[str, ...] = ("theory", "numerics")
+    if engine:
+        import hashlib
+
+        from .mutants import TOOL_FILES
+        from .mutation_engine import engine_hash
+
+        key = hashlib.sha1((key + engine_hash(root, skip=TOOL_FILES)).encode()).hexdigest()
+        dirs += ("checks",)
+    # v2: the Python processes a test starts are measured too (mutation_driver._SUBPROCESS_HOOK)
+    path = root / CACHE / f"test-map-v2-{'engine-' if engine else ''}{key[:16]}.json"
     if files is None and path.exists() and not refresh:
         return json.loads(path.read_text())
     names = sorted(p.relative_to(root).as_posix() for p in (root / "tests").glob("test_*.py")
@@ -247,7 +274,7 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
             tmp = Path(tmp_name)
             _copy_tree(tmp, root)
             spec, out = tmp / "spec.json", tmp / "out.json"
-            spec.write_text(json.dumps({"mode": "testmap", "root": str(tmp), "files": group}))
+            spec.write_text(json.dumps({"mode": "testmap", "root": str(tmp), "files": group, "dirs": list(dirs)}))
             r = _driver([str(spec), str(out)], tmp, timeout, cwd=tmp)
             if not out.exists():
                 raise RuntimeError(f"test map of {group} failed (exit {r.returncode}): {r.stderr.strip()[-400:]}")
@@ -337,8 +364,7 @@ def _run_tests(tmp: Path, files: list[str], timeout: float, none_why: str = "no 
             % str(tmp))
     env = dict(os.environ, PYTHONPATH=str(tmp), PYTHONDONTWRITEBYTECODE="1")
     try:
-        t = subprocess.run([sys.executable, "-c", code, *files], capture_output=True, text=True, env=env,
-                           cwd=tmp, timeout=timeout)
+        t = _run_group([sys.executable, "-c", code, *files], timeout, env, tmp)
     except subprocess.TimeoutExpired:
         return "timeout", [f"tests timed out after {timeout:.0f} s"]
     if t.returncode in (1, 2, 3):
@@ -424,7 +450,10 @@ def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test
 def summarize(rows: list[dict]) -> dict:
     """Counts and scores.  Equivalent mutants and verify timeouts are left out of the denominator:
     a timeout decides nothing (on a loaded machine a clean claim can overrun its limit too), so it
-    is neither a kill nor a survivor."""
+    is neither a kill nor a survivor.  ``not_covered``: mutants no claim (library) or the engine
+    stage (engine) executes."""
+    from .mutation_engine import NOT_EXECUTED
+
     n = len(rows)
     eq = sum(r["status"] == "equivalent" for r in rows)
     timeouts = sum(r["status"] == "timeout" for r in rows)
@@ -434,7 +463,7 @@ def summarize(rows: list[dict]) -> dict:
     return {"total": n, "equivalent": eq, "scored": denom,
             "killed_by_verify": by_verify, "timeouts": timeouts,
             "killed_by_tests": by_tests, "survived": sum(r["status"] == "survived" for r in rows),
-            "not_covered": sum(r["equivalence"] == "not covered by any claim" for r in rows),
+            "not_covered": sum(r["equivalence"] in ("not covered by any claim", NOT_EXECUTED) for r in rows),
             "score_verify": by_verify / denom if denom else 0.0,
             "score_verify_plus_tests": (by_verify + by_tests) / denom if denom else 0.0}
 
@@ -442,9 +471,13 @@ def summarize(rows: list[dict]) -> dict:
 def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 2, tests: bool = True,
                              verify_seed: int = DEFAULT_SEED, progress=None, root: Path | None = None,
                              map_progress=None, test_timeout: float = 120, checkpoint: Path | None = None,
-                             test_selection: str = "lines") -> dict:
+                             test_selection: str = "lines", target: str = "library") -> dict:
     """Sample ``sample`` generated mutants with ``seed`` and score them (see the module docstring).
     ``verify_seed`` is the seed of the claims' runs (the coverage map is recorded with it).
+
+    ``target``: ``"library"`` (default: ``theory/`` and ``numerics/``, as before issue 23),
+    ``"engine"`` (``checks/*.py``: the engine stage of :mod:`softmix.checks.mutation_engine`) or
+    ``"all"`` (both populations in one sample; each mutant goes through its own target's stages).
 
     ``checkpoint``: a JSON-lines file that receives each mutant's row as soon as it is decided;
     rows already in it (from a run with the same sources, seeds and test settings) are reused, so
@@ -455,20 +488,27 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     from softmix.numerics.errors import InputError
 
     from .checkpoint import Checkpoint
-    from .mutants import generate_mutants, sample_mutants, sources_hash
+    from .mutants import TARGETS, generate_mutants, sample_mutants, sources_hash, target_of
+    from .mutation_engine import engine_hash, engine_record, run_engine_mutant
 
     root = Path(root or require_source_checkout())
     if test_selection not in ("lines", "files"):
         raise InputError(f"test selection must be 'lines' or 'files', got {test_selection!r}")
+    if target not in TARGETS:
+        raise InputError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     header = {"sources_hash": sources_hash(root), "sample_seed": seed, "verify_seed": verify_seed,
               "tests": tests, "test_timeout": test_timeout, "test_selection": test_selection}
+    if target != "library":  # the library header is unchanged: its checkpoints stay resumable
+        header.update(target=target, engine_hash=engine_hash(root))
     # checked before any work: a wrong file is a one-line input error
     ck = Checkpoint(checkpoint, header, key="id", what="mutation-score") if checkpoint is not None else None
     done = ck.done if ck else {}
-    population = generate_mutants(root)
+    population = generate_mutants(root, target)
     chosen = sample_mutants(population, sample, seed, root)
-    cmap = coverage_map(verify_seed, jobs, root, progress=map_progress)
-    tmap = test_map(jobs, root) if tests and test_selection == "lines" else None
+    kinds = {target_of(m.path) for m in chosen}
+    cmap = coverage_map(verify_seed, jobs, root, progress=map_progress) if "library" in kinds else None
+    erec = engine_record(verify_seed, root) if "engine" in kinds else None
+    tmap = test_map(jobs, root, engine="engine" in kinds) if tests and test_selection == "lines" else None
     import resource
 
     wanted = {m.id for m in chosen}
@@ -476,10 +516,17 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     if ck:
         ck.start_segment()
     todo = [m for m in chosen if m.id not in rows]
+
+    def one(m):
+        if target_of(m.path) == "engine":
+            assert erec is not None  # recorded above whenever an engine mutant is chosen
+            return run_engine_mutant(m, erec, verify_seed, tests, test_timeout, root=root, tmap=tmap)
+        assert cmap is not None
+        return run_mutant(m, cmap, verify_seed, tests, test_timeout, root=root, tmap=tmap)
+
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    for i, (m, row) in enumerate(_parallel(lambda m: run_mutant(m, cmap, verify_seed, tests, test_timeout, root=root,
-                                                                tmap=tmap), todo, jobs)):
+    for i, (m, row) in enumerate(_parallel(one, todo, jobs)):
         rows[m.id] = row
         if ck:
             ck.append(row)
@@ -488,9 +535,18 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     out = [rows[m.id] for m in chosen]
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
-    return {"cpu_seconds": round(cpu, 1), "kind": "generated", "population": len(population), "sample": len(chosen),
-            "sample_seed": seed,
+    extra: dict[str, Any] = {}
+    if erec is not None:
+        extra["engine_stage"] = {"claims": sorted(erec["claims"]), "engine_controls": sorted(erec["engine_controls"]),
+                                 "seconds": erec["seconds"], "engine_hash": erec["hash"],
+                                 "reproducible": erec["reproducible"]}
+    if target == "all":
+        extra["by_target"] = {t: summarize([r for r, m in zip(out, chosen) if target_of(m.path) == t])
+                              for t in ("library", "engine")}
+    return {"cpu_seconds": round(cpu, 1), "kind": "generated", "target": target, "population": len(population),
+            "sample": len(chosen), "sample_seed": seed,
             "verify_seed": verify_seed, "jobs": jobs, "test_timeout": test_timeout, "test_selection": test_selection,
-            "tests_hash": tmap["hash"] if tmap else None, "sources_hash": cmap["hash"],
+            "tests_hash": tmap["hash"] if tmap else None,
+            "sources_hash": cmap["hash"] if cmap else sources_hash(root),
             "wall_seconds": round(time.perf_counter() - t0, 1), "resumed": len(chosen) - len(todo),
-            **summarize(out), "mutants": out}
+            **extra, **summarize(out), "mutants": out}

@@ -7,6 +7,12 @@ Two modes, each reading a JSON spec and writing a JSON result:
             executed at import (context ``""``), its verdicts and a digest of its full evidence.
 ``testmap`` (clean copy) run test files under coverage.py with the context set to each test's
             node id: which tests execute which lines (for the tests stage).
+``engine``  (clean or patched copy) run ``softmix verify`` in this process with the argv given
+            (the engine stage of :mod:`softmix.checks.mutation_engine`): its exit code (verify's
+            stdout and stderr are this process's); optionally under coverage.py (the lines of
+            ``checks/*.py`` the whole process executed, imports included) or with the
+            differential wrapper around the mutated function (the equivalence run).  The stage is
+            judged by the parent, with the clean tree's code, never in the patched process.
 ``mutant``  (patched copy) run the claims that execute the mutated line, cheapest first,
             stopping at the first kill; while they run, the mutated function is shadowed by a
             *differential wrapper* that also calls the clean function (loaded from the clean
@@ -31,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["evidence_digest", "strip_timings", "same_value", "main"]
+__all__ = ["evidence_digest", "strip_timings", "same_value", "kill_reasons", "main"]
 
 _TIMING = re.compile(r"(^|_)(seconds|secs|elapsed|wall|time|timing)s?$")
 
@@ -52,17 +58,30 @@ def evidence_digest(result: dict) -> str:
     return hashlib.sha1(json.dumps(strip_timings(keep), sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _outcome(result: dict, clean: dict | None) -> list[str]:
-    """Why a claim result kills a mutant ([] when it does not)."""
+def kill_reasons(result: dict, clean_verdict: str | None = None) -> list[str]:
+    """Why a claim result kills a mutant ([] when it does not): the claim fails as ``softmix verify``
+    judges it (:func:`softmix.checks.runner.claim_passed`: refuted, error, or a control that fails
+    by :func:`softmix.checks.assumption_runs.control_failed` -- so an assumption-dropped control
+    that is not refuted, a scope finding, is never a kill), or its verdict differs from the clean
+    run's ``clean_verdict``."""
+    from softmix.checks.assumption_runs import control_failed
+    from softmix.checks.runner import claim_passed
+
     why = []
-    if result["verdict"] in ("refuted", "error"):
-        why.append(f"{result['id']}: {result['verdict']}")
-    for ctl in result["negative_controls"]:
-        if not ctl["refuted"]:
-            why.append(f"{result['id']}/{ctl['id']}: control {ctl['verdict']}")
-    if not why and clean is not None and result["verdict"] != clean["verdict"]:
-        why.append(f"{result['id']}: verdict {clean['verdict']} -> {result['verdict']}")
+    if not claim_passed(result):
+        if result["verdict"] in ("refuted", "error"):
+            why.append(f"{result['id']}: {result['verdict']}")
+        why += [f"{result['id']}/{ctl['id']}: control {ctl['verdict']}" for ctl in result["negative_controls"]
+                if control_failed(ctl)]
+        why = why or [f"{result['id']}: fails (verdict {result['verdict']})"]
+    if not why and clean_verdict is not None and result["verdict"] != clean_verdict:
+        why.append(f"{result['id']}: verdict {clean_verdict} -> {result['verdict']}")
     return why
+
+
+def _outcome(result: dict, clean: dict | None) -> list[str]:
+    """Why a claim result kills a mutant ([] when it does not): :func:`kill_reasons`."""
+    return kill_reasons(result, None if clean is None else clean["verdict"])
 
 
 # ---------------------------------------------------------------- differential comparison ---
@@ -277,22 +296,100 @@ def _record(spec: dict) -> dict:
             "digest": evidence_digest(res)}
 
 
+def _in_dirs(path: str, root: Path, dirs) -> str | None:
+    """``path`` relative to ``root`` when the file lies directly in one of ``dirs``, else None."""
+    rel = Path(path).resolve().relative_to(root.resolve())
+    return rel.as_posix() if len(rel.parts) == 2 and rel.parts[0] in dirs else None
+
+
+#: ``sitecustomize.py`` put first on the ``PYTHONPATH`` of the test map's processes: every Python process
+#: a test starts (``softmix verify`` run as a user runs it, the exit-code tests) is measured too, under
+#: the context of the test that started it, and saves its data where the test map merges it.  Silent:
+#: a test that reads a process's stderr sees what it would see without it.
+_SUBPROCESS_HOOK = '''"""The softmix test map measures this process (softmix.checks.mutation_driver)."""
+import os as _os
+
+if _os.environ.get("SOFTMIX_TESTMAP_DATA"):
+    try:
+        import atexit as _atexit
+
+        import coverage as _coverage
+
+        _cov = _coverage.Coverage(data_file=_os.environ["SOFTMIX_TESTMAP_DATA"], data_suffix=True, branch=False,
+                                  config_file=False, include=_os.environ["SOFTMIX_TESTMAP_INCLUDE"].split(_os.pathsep))
+        _cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-imported", "module-not-measured",
+                                                 "couldnt-parse", "no-ctracer"])
+        _cov.start()
+        _cov.switch_context(_os.environ.get("SOFTMIX_TESTMAP_CONTEXT", ""))
+
+        def _softmix_testmap_save():
+            _cov.stop()
+            _cov.save()
+
+        _atexit.register(_softmix_testmap_save)
+    except Exception:
+        pass
+'''
+
+
+def _measure_subprocesses(include: list[str]) -> Path:
+    """Make every Python process started from now on run :data:`_SUBPROCESS_HOOK` (through the
+    environment they inherit); returns the folder their data files are saved in."""
+    import os
+    import tempfile
+
+    hook = Path(tempfile.mkdtemp(prefix="softmix-tmap-hook-"))
+    (hook / "sitecustomize.py").write_text(_SUBPROCESS_HOOK)
+    (hook / "data").mkdir()
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(hook), os.environ.get("PYTHONPATH", "")) if p)
+    os.environ["SOFTMIX_TESTMAP_DATA"] = str(hook / "data" / "sub")
+    os.environ["SOFTMIX_TESTMAP_INCLUDE"] = os.pathsep.join(include)
+    return hook
+
+
+def _merge_subprocesses(data, hook: Path) -> int:
+    """Merge the subprocesses' data files (contexts included) into ``data``; how many were read."""
+    import shutil
+
+    from coverage import CoverageData
+
+    n = 0
+    for f in sorted((hook / "data").glob("sub.*")):
+        try:
+            sub = CoverageData(basename=str(f))
+            sub.read()
+            data.update(sub)
+            n += 1
+        except Exception:  # a process killed while saving: its lines are lost, nothing else
+            continue
+    shutil.rmtree(hook, ignore_errors=True)
+    return n
+
+
 def _testmap(spec: dict) -> dict:
     """Run the named test files under coverage.py with the dynamic context set to each test's node
-    id (switched at its setup, so fixtures it triggers count for it); lines of ``theory/`` and
-    ``numerics/`` per test, the tests that failed, and each test's seconds."""
+    id (switched at its setup, so fixtures it triggers count for it); lines of the modules directly
+    in ``spec["dirs"]`` (default ``theory/`` and ``numerics/``) per test, the tests that failed, and
+    each test's seconds.  Python processes a test starts are measured under its context too
+    (:data:`_SUBPROCESS_HOOK`): a test of ``softmix verify`` run as a process counts for the lines
+    that process runs."""
+    import os
+
     import coverage
     import pytest
 
     root = Path(spec["root"])
-    cov = coverage.Coverage(data_file=None, branch=False, config_file=False,
-                            include=[str(root / d / "*.py") for d in ("theory", "numerics")])
+    dirs = tuple(spec.get("dirs", ("theory", "numerics")))
+    include = [str(root / d / "*.py") for d in dirs]
+    cov = coverage.Coverage(data_file=None, branch=False, config_file=False, include=include)
+    hook = _measure_subprocesses(include)
     failed, seconds, t0 = [], {}, {}
 
     class _PerTest:
         @pytest.hookimpl(tryfirst=True)
         def pytest_runtest_setup(self, item):
             cov.switch_context(item.nodeid)
+            os.environ["SOFTMIX_TESTMAP_CONTEXT"] = item.nodeid
             t0[item.nodeid] = time.perf_counter()
 
         def pytest_runtest_logreport(self, report):
@@ -306,14 +403,18 @@ def _testmap(spec: dict) -> dict:
                 plugins=[_PerTest()])
     cov.stop()
     data = cov.get_data()
+    processes = _merge_subprocesses(data, hook)
     lines = {}
     for f in data.measured_files():
-        rel = Path(f).resolve().relative_to(root.resolve()).as_posix()
+        rel = _in_dirs(f, root, dirs)
+        if rel is None:
+            continue
         by = {str(ln): sorted(c for c in ctx if c) for ln, ctx in data.contexts_by_lineno(f).items()}
         by = {ln: c for ln, c in by.items() if c}
         if by:
             lines[rel] = by
-    return {"files": spec["files"], "lines": lines, "failed": sorted(set(failed)), "seconds": seconds}
+    return {"files": spec["files"], "lines": lines, "failed": sorted(set(failed)), "seconds": seconds,
+            "processes": processes}
 
 
 def _mutant(spec: dict) -> dict:
@@ -351,10 +452,52 @@ def _mutant(spec: dict) -> dict:
     return out
 
 
+def _engine(spec: dict) -> dict:
+    """``softmix verify`` with ``spec["argv"]`` in this process (see the module docstring): ``{"rc",
+    "crash", "lines", "diff"}``.  A mutant that breaks the import or makes verify raise is a
+    ``crash`` (judged by the parent)."""
+    root = Path(spec["root"])
+    out: dict[str, Any] = {"rc": None, "crash": "", "lines": {}, "diff": None}
+    cov = None
+    if spec.get("coverage"):
+        import coverage
+
+        cov = coverage.Coverage(data_file=None, branch=False, config_file=False,
+                                include=[str(root / "checks" / "*.py")])
+        cov.start()
+    diff = _Diff(seed=spec.get("seed", 0))
+    try:
+        if spec.get("diff"):
+            try:  # a failure here is the harness's, never the mutant's: no comparison
+                diff.unsupported = _install_diff(spec["module"], Path(spec["clean_path"]), spec["function"], diff)
+            except Exception as e:
+                diff.unsupported = f"clean twin unavailable: {type(e).__name__}: {str(e)[:120]}"
+        from softmix.checks.cli import main as cli_main
+
+        out["rc"] = cli_main(list(spec["argv"]))
+    except SystemExit as e:
+        out["rc"] = e.code if isinstance(e.code, int) else 1
+    except BaseException as e:  # noqa: BLE001 - whatever the mutant raises is the parent's to judge
+        out["crash"] = f"{type(e).__name__}: {str(e)[:300]}"
+    finally:
+        if cov is not None:
+            cov.stop()
+    if cov is not None:
+        data = cov.get_data()
+        for f in data.measured_files():
+            rel, ls = _in_dirs(f, root, ("checks",)), data.lines(f)
+            if rel is not None and ls:
+                out["lines"][rel] = sorted(ls)
+    if spec.get("diff"):
+        out["diff"] = {"calls": diff.calls, "compared": diff.compared, "differed": diff.differed,
+                       "unsupported": diff.unsupported, "first_difference": diff.first}
+    return out
+
+
 def main(argv) -> int:
     spec_path, out_path = argv
     spec = json.loads(Path(spec_path).read_text())
-    res = {"record": _record, "testmap": _testmap, "mutant": _mutant}[spec["mode"]](spec)
+    res = {"record": _record, "testmap": _testmap, "mutant": _mutant, "engine": _engine}[spec["mode"]](spec)
     Path(out_path).write_text(json.dumps(res))
     return 0
 

@@ -272,14 +272,20 @@ def test_the_test_map_names_the_tests_that_run_a_line(tmp_path):
         "from softmix.numerics.precision import to_fraction\n\n"
         "def test_string():\n    assert to_fraction('0.25') == Fraction(1, 4)\n\n"
         "def test_int():\n    assert to_fraction(3) == 3\n\n"
-        "def test_broken():\n    assert to_fraction(2) == 5\n")
+        "def test_broken():\n    assert to_fraction(2) == 5\n\n"
+        "def test_process():  # the line run only in a process the test starts (softmix verify as a user runs it)\n"
+        "    import subprocess, sys\n"
+        "    code = 'from softmix.numerics.precision import to_fraction; assert to_fraction(7) == 7'\n"
+        "    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)\n"
+        "    assert r.returncode == 0 and r.stderr == '', r.stderr\n")
     tmap = M.test_map(jobs=1, root=tmp_path, files=["tests/test_tiny.py"])
     src = (tmp_path / "numerics" / "precision.py").read_text().splitlines()
     line_str = 1 + next(i for i, s in enumerate(src) if "Fraction(Decimal(x.strip()))" in s)
     line_int = 1 + next(i for i, s in enumerate(src) if s.strip() == "return Fraction(x)")
     by = tmap["lines"]["numerics/precision.py"]
     assert by[str(line_str)] == ["tests/test_tiny.py::test_string"]
-    assert set(by[str(line_int)]) == {"tests/test_tiny.py::test_int", "tests/test_tiny.py::test_broken"}
+    assert set(by[str(line_int)]) == {"tests/test_tiny.py::test_int", "tests/test_tiny.py::test_broken",
+                                      "tests/test_tiny.py::test_process"}  # the process, silently measured
     assert tmap["failed"] == ["tests/test_tiny.py::test_broken"]
     m = Mutant("numerics/precision.py", line_int, 0, line_int, 1, "sign", "a", "(b)", line_int, "to_fraction", 20)
-    assert M.tests_for(m, tmap, tmp_path) == ["tests/test_tiny.py::test_int"]
+    assert set(M.tests_for(m, tmap, tmp_path)) == {"tests/test_tiny.py::test_int", "tests/test_tiny.py::test_process"}
