@@ -183,7 +183,8 @@ def _params_type(fn, params):
 
 def claim(*, id: str, title: str, source: str, controls: dict, section: str = "user", kind: str = "numeric",
           statement: str = "", assumptions=(), profiles: dict | None = None, derivations=None, params=None,
-          configurations_note: str = "", configurations: Draws | None = None, register: bool = True):
+          configurations_note: str = "", configurations: Draws | None = None, register: bool = True,
+          independence: str = ""):
     """Register the decorated check ``fn(p, ctx)`` as a claim.
 
     With ``register=False`` nothing is registered and the decorator returns the
@@ -205,6 +206,8 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
       over them before any is drawn, a control refuted when one configuration refutes it, draws
       that break a declared assumption skipped (:mod:`softmix.checks.configurations`);
     * ``configurations_note`` says why no configuration is drawn from the seed (``Claim.configurations_note``);
+    * ``independence`` says what the derived side and the stated side are computed from and what they
+      share (``"derived side: ...; stated side: ...; shared: nothing"``), shown by ``softmix show``;
     * ``assumptions``: :class:`softmix.checks.assumptions.Assumption` objects (``EqualNorms("means")``,
       ...) and/or plain strings (prose, shown and recorded only).  Each object checks ``--config``
       values (exit 2 naming it), must hold at the defaults, and gets an automatic control
@@ -262,7 +265,7 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
         c = Claim(id=id, title=title, source=source, statement=statement or title, section=section, check=check,
                   assumptions=tuple(prose), defaults=defaults, profiles=prof, controls=ctl, derivations=derivations,
                   kind=kind, params_type=P, configurations_note=configurations_note, assumption_objects=bound,
-                  configurations=configurations)
+                  configurations=configurations, independence=independence)
         fn.claim = c
         if not register:
             return c

@@ -336,7 +336,7 @@ reg("remark-b.36", "Random initialisation: energy fraction dim K / d in the Kryl
 def _chk_b16(p, ctx):
     from softmix.numerics import lda_landscape as LL
 
-    from .lda_landscape import _v21zero_points
+    from softmix.numerics.lda_critical import v21zero_critical_points
 
     P = N.LDAProblem.from_params(p["lda"])
     if P.symmetric:
@@ -349,7 +349,7 @@ def _chk_b16(p, ctx):
         pts = [("Phi(theta1), theta1 in Theta1 (construct_theta1)", N.construct_theta1(P), None)]
     else:
         pts = []
-        for label, y in _v21zero_points(P, {"nodes": n, "starts": p["starts"]}, ctx):
+        for label, y in v21zero_critical_points(P, n, p["starts"], ctx.rng("v21zero")):
             th, gw, _ = LL.complete_v21zero_critical(P, y, n)
             pts.append((label, th, y))
     num, ok_n, vanish, kept = [], bool(pts), False, 0
