@@ -32,13 +32,6 @@ INDEPENDENCE = {
     "lemma-3.2": "derived side: exact rank of DPhi at random rational theta (SymPy); stated side: injectivity condition m1 != -m_-1, v21 != 0; shared: nothing",
     "lemma-b.13": "derived side: eigenvalues of the quadrature Hessian at the Bayes point; stated side: nullity d or d+1; shared: nothing",
     "thm-3.5": "derived side: integrated gradient flow from perturbed starts; stated side: exponential rate from the normal Hessian; shared: the effective risk code",
-    "lemma-b.34": "derived side: integrated gradient flow on T_K; stated side: conserved ||U11||_F^2 - ||v21||^2; shared: the gradient code",
-    "lemma-b.37": "derived side: gradient at points of T_K; stated side: it stays in T_K; shared: the gradient code",
-    "prop-b.35": "derived side: exact rational Krylov ranks; stated side: the dimension criterion; shared: nothing",
-    "thm-3.6": "derived side: integrated flow on T_K from several starts; stated side: global exponential convergence; shared: the gradient code",
-    "fig-1": "derived side: GD trajectories near Theta1 and Theta2; stated side: fast vs slow convergence of Fig. 1; shared: the risk code",
-    "fig-5": "derived side: SGD in d = 20 from the paper's start; stated side: near-Bayes risk of Fig. 5; shared: the risk code",
-    "fig-4": "derived side: SGD in d = 20 from an all-Gaussian start; stated side: slow approach of Fig. 4; shared: the risk code",
     "lda-finite-prompt": "derived side: SGD on finite prompts and Monte Carlo excess risk; stated side: population optimum approached as L grows; shared: the risk code",
     # Section 4 / App. C
     "prop-c.1": "derived side: posterior mean by conditioning Gaussians (SymPy) and Tweedie's formula; stated side: eq. (10); shared: nothing",

@@ -161,7 +161,7 @@ def _saddle_rows(P, label, th, gw, p, Rstar, bayes_point):
     neg_t = min(range(len(ts)), key=lambda k: q[k] / (100 * err[k]))  # the most negative q in units of its error
     pos_t = max(range(len(ts)), key=lambda k: qp[k] / (100 * errp[k]))
     saddle = [_bound("D2R[h_t, h_t] < -100 x error for some t (along -t)", q[neg_t], -100 * err[neg_t], strict=True,
-                     t=float(ts[neg_t]), q=q.tolist(), error=err.tolist()),
+                     t=float(ts[neg_t]), ts=ts.tolist(), q=q.tolist(), error=err.tolist()),
               _bound("D2R[h_t, h_t] > 100 x error for some t (along +t)", 100 * errp[pos_t], qp[pos_t], strict=True,
                      t=float(ts[pos_t])),
               _bound("lambda_min(Hess R) < -1e3 (GH error + eps) scale", ev_min, -tol_eig, strict=True)]
