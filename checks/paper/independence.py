@@ -67,13 +67,6 @@ INDEPENDENCE = {
     "fp-risk-icl-regression": "derived side: simulated in-context regression prompts; stated side: the closed-form 1/L coefficient; shared: nothing",
     "fp-risk-denoiser": "derived side: simulated finite prompts through Thm 4.1's two heads; stated side: lambda* >= 1 and the L^(-1/(2 lambda*)) excess; shared: the head construction",
     "fp-risk-lda-bayes-point": "derived side: simulated finite-prompt logistic risks at a Bayes point; stated side: (1/2) E[eta(1 - eta) v(x)] from the variance constant; shared: the Bayes-point construction",
-    "lemma-b.7": "derived side: derivative of the conditional logistic loss (SymPy); stated side: sigma(f) - eta; shared: nothing",
-    "lemma-b.15": "derived side: gradient of R o Phi by the chain rule (SymPy); stated side: the blockwise adjoint DPhi^*; shared: Phi's expression",
-    "lemma-b.17": "derived side: g_zeta on each branch and its x-Hessian (SymPy); stated side: E1 u E2 as the minimisers; shared: nothing",
-    "lemma-b.19": "derived side: Hessian of the integrand in (w, b, r) (SymPy); stated side: sigma'(g) phi phi^T, PSD; shared: nothing",
-    "lemma-b.33": "derived side: Hessian of the linear logistic risk (SymPy) and its quadrature eigenvalues; stated side: positive definite; shared: nothing",
-    "remark-b.36": "derived side: Monte Carlo energy fraction of Gaussian vectors in K; stated side: dim K / d; shared: the Krylov basis",
-    "lemma-b.16": "derived side: the proof's algebraic steps (SymPy) and grad_w R~ at located critical points (quadrature); stated side: grad_w R~ != 0; shared: the effective risk code",
     "remark-4.2": "derived side: quadrature excess risk of the best linear map with gamma = 0; stated side: a strictly positive gap; shared: nothing",
 }
 

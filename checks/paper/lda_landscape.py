@@ -268,7 +268,7 @@ class PropB30:
     max_nodes: int = 240
 
 
-def _draw_r_star(rng, p, i):
+def draw_r_star(rng, p, i):
     """A generic configuration and a non-zero r* of either sign, |r*| in [0.5, 2.5] (Prop. B.30 assumes r* != 0)."""
     from ..configs import rational
 
@@ -296,7 +296,7 @@ def _kernel_rows(H2, dps, qerr, scale, expected, what):
               "flipped-flat": "E_flat with delta w = +r* sigma'(s0) delta s"},
     profiles={"full": {"dps": 40, "nodes": 120, "max_nodes": 240}},
     # drawn configurations need 160-240 GH nodes at 30 digits: full only
-    configurations=softmix.Draws(_draw_r_star, quick=0, full=3),
+    configurations=softmix.Draws(draw_r_star, quick=0, full=3),
     independence="derived side: numerical kernel of the effective Hessian on the constant-gate branch; stated side: "
                  "T E2 + E_flat of dim d+1; shared: nothing")
 def prop_b_30(p: PropB30, ctx):
