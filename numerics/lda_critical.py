@@ -16,6 +16,7 @@ lda_critical), public so that they are tested on their own (tests/numerics/test_
 * :func:`fd_hessian` -- the Hessian by central differences of a gradient;
 * :func:`square_loss_gap` -- the best square-loss fit of a target inside the effective class (Remark B.5).
 """
+
 from __future__ import annotations
 
 import math
@@ -29,8 +30,19 @@ from . import lda as N
 from . import lda_landscape as LL
 from .precision import workdps
 
-__all__ = ["EPS", "fd_hessian", "gaussian_well", "risk_with_well", "critical_search", "refine_mp",
-           "v21zero_critical_points", "curvature_along", "adaptive_hessian", "hessian_kernel", "square_loss_gap"]
+__all__ = [
+    "EPS",
+    "fd_hessian",
+    "gaussian_well",
+    "risk_with_well",
+    "critical_search",
+    "refine_mp",
+    "v21zero_critical_points",
+    "curvature_along",
+    "adaptive_hessian",
+    "hessian_kernel",
+    "square_loss_gap",
+]
 
 #: machine epsilon of float64
 EPS = float(np.finfo(float).eps)
@@ -56,10 +68,10 @@ def fd_hessian(fun, x, h=1e-5):
 def gaussian_well(zeta, A, rho):
     """The negative Gaussian well ``-A exp(-|zeta|^2 / (2 rho^2))`` at the origin: (value, gradient, Hessian)."""
     z = np.asarray(zeta, float)
-    e = math.exp(-(z @ z) / (2 * rho ** 2))
+    e = math.exp(-(z @ z) / (2 * rho**2))
     v = -A * e
-    g = A * e * z / rho ** 2
-    H = A * e * (np.eye(z.size) / rho ** 2 - np.outer(z, z) / rho ** 4)
+    g = A * e * z / rho**2
+    H = A * e * (np.eye(z.size) / rho**2 - np.outer(z, z) / rho**4)
     return v, g, H
 
 
@@ -76,6 +88,7 @@ def risk_with_well(P, n, well=None):
             g = g + gw if g is not None else None
             H = H + Hw if H is not None else None
         return R, g, H
+
     return f
 
 
@@ -92,7 +105,9 @@ def critical_search(P, rng, nodes, bayes_nodes, random_starts, grad_tol, escape_
     sg = expit(P.arrays()[5])
     starts = [("random", rng.standard_normal(2 * d + 2)) for _ in range(random_starts)]
     for r in (1.5, -1.0):  # near the constant-gate branch E2
-        starts.append(("near-E2", np.concatenate([ws, [bs - r * sg, r], np.zeros(d)]) + 0.05 * rng.standard_normal(2 * d + 2)))
+        starts.append(
+            ("near-E2", np.concatenate([ws, [bs - r * sg, r], np.zeros(d)]) + 0.05 * rng.standard_normal(2 * d + 2))
+        )
     starts.append(("near-origin", 0.05 * rng.standard_normal(2 * d + 2)))
     Rstar, Rerr = N.bayes_risk(P, bayes_nodes, 30)
     Rstar = float(Rstar)
@@ -100,17 +115,34 @@ def critical_search(P, rng, nodes, bayes_nodes, random_starts, grad_tol, escape_
     for kind, z0 in starts:
         # a trust region that starts small keeps the descent in the start's basin (BFGS's first unit-scale
         # step jumped out of a 0.2-wide basin at the origin on seed 8104), then grows where the model holds
-        res = optimize.minimize(lambda z: f(z, 1)[:2], z0, jac=True, hess=lambda z: f(z, 2)[2], method="trust-exact",
-                                options={"gtol": 1e-10, "maxiter": 2000, "initial_trust_radius": 0.02})
+        res = optimize.minimize(
+            lambda z: f(z, 1)[:2],
+            z0,
+            jac=True,
+            hess=lambda z: f(z, 2)[2],
+            method="trust-exact",
+            options={"gtol": 1e-10, "maxiter": 2000, "initial_trust_radius": 0.02},
+        )
         z, gnorm = LL.newton_polish(lambda z: f(z, 2)[1:], res.x, steps=40, gtol=1e-14)
         Rz = f(z, 0)[0]
         Rz2 = risk_with_well(P, int(1.5 * nodes) + 2, well)(z, 0)[0]
         qerr = abs(Rz2 - Rz)
         tau_R = 1e3 * (qerr + EPS * max(1.0, abs(Rstar)) + float(Rerr)) + gnorm * max(1.0, float(np.linalg.norm(z)))
-        rows.append({"start": kind, "limit": z.round(8).tolist(), "norm": float(np.linalg.norm(z)), "grad_norm": gnorm,
-                     "critical": bool(gnorm <= grad_tol and np.linalg.norm(z) <= escape_radius),
-                     "risk_gap": float(Rz - Rstar), "quadrature_error": float(qerr), "tau_R": float(tau_R),
-                     "tau_d": float(10 * tau_R ** (1 / 6)), "dist_E1": N.dist_E1(P, z), "dist_E2": N.dist_E2(P, z)})
+        rows.append(
+            {
+                "start": kind,
+                "limit": z.round(8).tolist(),
+                "norm": float(np.linalg.norm(z)),
+                "grad_norm": gnorm,
+                "critical": bool(gnorm <= grad_tol and np.linalg.norm(z) <= escape_radius),
+                "risk_gap": float(Rz - Rstar),
+                "quadrature_error": float(qerr),
+                "tau_R": float(tau_R),
+                "tau_d": float(10 * tau_R ** (1 / 6)),
+                "dist_E1": N.dist_E1(P, z),
+                "dist_E2": N.dist_E2(P, z),
+            }
+        )
     return rows, Rstar
 
 
@@ -148,9 +180,19 @@ def refine_mp(P, z, nodes, mp_nodes, bayes_nodes, dps, well=None):
         n1 = mpm.sqrt(sum(x * x for x in g1))
         qerr = abs(R1b - R1)
         tau = 1e3 * (qerr + Rerr) + n1 * max(1, mpm.sqrt(zm @ zm)) + mpm.mpf(10) ** (5 - dps)
-        return {"dps": dps, "nodes": mp_nodes, "grad_norm_before": mpm.sqrt(sum(x * x for x in g0)),
-                "grad_norm_after": n1, "risk": R1b, "R_star": Rstar, "risk_gap": R1b - Rstar, "quadrature_error": qerr,
-                "tau_R": tau, "dist_E1": N.dist_E1(P, z1), "dist_E2": N.dist_E2(P, z1)}
+        return {
+            "dps": dps,
+            "nodes": mp_nodes,
+            "grad_norm_before": mpm.sqrt(sum(x * x for x in g0)),
+            "grad_norm_after": n1,
+            "risk": R1b,
+            "R_star": Rstar,
+            "risk_gap": R1b - Rstar,
+            "quadrature_error": qerr,
+            "tau_R": tau,
+            "dist_E1": N.dist_E1(P, z1),
+            "dist_E2": N.dist_E2(P, z1),
+        }
 
 
 def v21zero_critical_points(P, nodes, starts, rng):
@@ -161,10 +203,17 @@ def v21zero_critical_points(P, nodes, starts, rng):
     d = P.d
     ws = P.bayes()[0]
     pts: list = []
-    y0s = [np.concatenate([[1.0], ws]), np.concatenate([[0.5], -ws])] + [rng.standard_normal(d + 1) for _ in range(starts)]
+    y0s = [np.concatenate([[1.0], ws]), np.concatenate([[0.5], -ws])] + [
+        rng.standard_normal(d + 1) for _ in range(starts)
+    ]
     for y0 in y0s:
-        r = optimize.minimize(lambda y: LL.restricted_risk(P, y, 1, nodes)[:2], y0, jac=True, method="BFGS",
-                              options={"gtol": 1e-11, "maxiter": 2000})
+        r = optimize.minimize(
+            lambda y: LL.restricted_risk(P, y, 1, nodes)[:2],
+            y0,
+            jac=True,
+            method="BFGS",
+            options={"gtol": 1e-11, "maxiter": 2000},
+        )
         y, _gn = LL.newton_polish(lambda y: LL.restricted_risk(P, y, 2, nodes)[1:], r.x)
         if np.linalg.norm(y) < 1e3 and all(np.linalg.norm(y - q) > 1e-6 for _, q in pts):
             pts.append(("minimiser of F", y))
@@ -199,7 +248,7 @@ def curvature_along(P, th, gw, nodes, max_nodes, t_grid, sign=-1):
         n *= 2
     ng = np.linalg.norm(gw)
     dv = gw / ng if ng > 0 else np.eye(d)[0]
-    slope_pred = sign * 2 * ng ** 2 * float((G @ dv) @ (G @ dv))
+    slope_pred = sign * 2 * ng**2 * float((G @ dv) @ (G @ dv))
     hv0 = N.pack_theta(np.zeros((d, d)), np.zeros(d), dv, 0.0)
     q0 = float(hv0 @ H2 @ hv0)
     grid = [float(t) for t in t_grid]
@@ -215,14 +264,14 @@ def curvature_along(P, th, gw, nodes, max_nodes, t_grid, sign=-1):
     return ts, np.array(qs), np.array(errs), slope_pred, H2, qerr, n
 
 
-def adaptive_hessian(hess, n, max_nodes, rel=mpm.mpf("1e-12")):
+def adaptive_hessian(hess, n, max_nodes, rel="1e-12"):
     """``hess(n)`` at n and 1.5n+2 nodes, n doubled until their largest difference is <= rel x the
     largest entry (or 2n > max_nodes).  Returns (H(n), H(1.5n+2), difference, scale, n)."""
     while True:
         H, H2 = hess(n), hess(int(1.5 * n) + 2)
         qerr = max(abs(a - b) for a, b in zip(H.ravel(), H2.ravel()))
         scale = max(abs(x) for x in H2.ravel())
-        if qerr <= rel * scale or 2 * n > max_nodes:
+        if qerr <= mpm.mpf(rel) * scale or 2 * n > max_nodes:
             return H, H2, qerr, scale, n
         n *= 2
 
@@ -251,9 +300,11 @@ def square_loss_gap(P, target, n, rng, starts):
     d = P.d
     ws, _bs = P.bayes()
     fun = lambda z: LL.square_risk(P, z, target, n)
-    x0s = [np.concatenate([ws, [_bs, 0], np.zeros(d)]),  # affine Bayes score
-           np.concatenate([0 * ws, [-1, 2], ws]),  # 2 sigma(s0 + w*^T x) - 1
-           np.concatenate([0 * ws, [1, -2], -ws])]
+    x0s = [
+        np.concatenate([ws, [_bs, 0], np.zeros(d)]),  # affine Bayes score
+        np.concatenate([0 * ws, [-1, 2], ws]),  # 2 sigma(s0 + w*^T x) - 1
+        np.concatenate([0 * ws, [1, -2], -ws]),
+    ]
     x0s += [rng.standard_normal(2 * d + 2) for _ in range(starts)]
     best = None
     for x0 in x0s:
@@ -267,6 +318,13 @@ def square_loss_gap(P, target, n, rng, starts):
     v2 = LL.square_risk(P, x, target, int(1.5 * n) + 2, False)[0]
     qerr = abs(v2 - val)
     scale = LL.square_risk(P, np.zeros(2 * d + 2), target, n, False)[0]  # E[t^2]
-    return {"gap": float(min(val, v2)), "quadrature_error": float(qerr), "optimiser_tolerance": float(opt_tol),
-            "threshold": float(100 * (qerr + opt_tol + EPS * max(1.0, scale))), "argmin_zeta": x,
-            "grad_norm": float(np.linalg.norm(g)), "starts": len(x0s), "last_start": x0s[-1]}
+    return {
+        "gap": float(min(val, v2)),
+        "quadrature_error": float(qerr),
+        "optimiser_tolerance": float(opt_tol),
+        "threshold": float(100 * (qerr + opt_tol + EPS * max(1.0, scale))),
+        "argmin_zeta": x,
+        "grad_norm": float(np.linalg.norm(g)),
+        "starts": len(x0s),
+        "last_start": x0s[-1],
+    }

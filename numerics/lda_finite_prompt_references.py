@@ -5,6 +5,7 @@ the SGD on their own streams, and the moments of the token law for a z-test.  Us
 lda-finite-prompt (softmix.checks.paper.lda_finite_prompt); tested in
 tests/numerics/test_lda_finite_prompt_references.py.
 """
+
 from __future__ import annotations
 
 import mpmath as mpm
@@ -15,8 +16,17 @@ from . import lda as N
 from . import lda_finite_prompt as F
 from .finite_prompt import finite_prompt_attention
 
-__all__ = ["reference_output", "reference_loss", "central_gradient", "kl_bernoulli_mp", "bayes_logit",
-           "token_law_moments", "excess_risk_replay", "sgd_replay", "implementation_residuals"]
+__all__ = [
+    "reference_output",
+    "reference_loss",
+    "central_gradient",
+    "kl_bernoulli_mp",
+    "bayes_logit",
+    "token_law_moments",
+    "excess_risk_replay",
+    "sgd_replay",
+    "implementation_residuals",
+]
 
 
 def reference_output(P, theta, x, TX, TY):
@@ -30,8 +40,12 @@ def reference_output(P, theta, x, TX, TY):
     UT[:d, :d], UT[:d, d] = U11, u12
     V = np.full((d + 1, d + 1), 0.5)
     V[d, :d], V[d, d] = v21, v22
-    return np.array([finite_prompt_attention(np.hstack([TX[b], TY[b][:, None]]), UT.T, V, np.append(x[b], 0.0))[d]
-                     for b in range(len(x))])
+    return np.array(
+        [
+            finite_prompt_attention(np.hstack([TX[b], TY[b][:, None]]), UT.T, V, np.append(x[b], 0.0))[d]
+            for b in range(len(x))
+        ]
+    )
 
 
 def reference_loss(P, theta, x, y, TX, TY):
@@ -131,16 +145,25 @@ def implementation_residuals(P, rng, n_law) -> dict:
     t = np.array([0.3, -2.0, 4.0, 9.5, -7.0, 0.0])
     q = np.array([1.0, 0.5, -3.0, 6.0, -11.0, 2.5])
     kl = F.kl_bernoulli_logit(t, q)
-    out["kl"] = (float(np.max(np.abs(kl - np.array([kl_bernoulli_mp(a, b) for a, b in zip(t, q)])) / (1 + np.abs(t) + np.abs(q)))), 1.0)
-    seed = int(rng.integers(2 ** 31))
+    out["kl"] = (
+        float(
+            np.max(np.abs(kl - np.array([kl_bernoulli_mp(a, b) for a, b in zip(t, q)])) / (1 + np.abs(t) + np.abs(q)))
+        ),
+        1.0,
+    )
+    seed = int(rng.integers(2**31))
     val, se = F.excess_risk_mc(P, th, 5, 7, np.random.default_rng(seed), chunk=3)
     ref_v, ref_se = excess_risk_replay(P, th, 5, 7, seed, 3)
     out["excess_risk_mc"] = (max(abs(val - ref_v), abs(se - ref_se)), max(abs(ref_v), abs(ref_se)))
     th_s, losses = F.sgd_finite_prompt(P, th, 5, 0.3, 4, 3, np.random.default_rng(seed + 1), 0.5)
     avg, ref_losses = sgd_replay(P, th, 5, 0.3, 4, 3, seed + 1, 0.5)
-    out["sgd_finite_prompt"] = (max(float(np.max(np.abs(th_s - avg))), float(np.max(np.abs(losses - ref_losses)))),
-                                float(np.max(np.abs(th_s))))
+    out["sgd_finite_prompt"] = (
+        max(float(np.max(np.abs(th_s - avg))), float(np.max(np.abs(losses - ref_losses)))),
+        float(np.max(np.abs(th_s))),
+    )
     Xq, Yq = N.sample(P, rng, n_law)
     PX, PY = F.sample_prompts(P, rng, 1, n_law)
-    out["token_law"] = [a + b for a, b in zip(token_law_moments(P, Xq, Yq, "query"), token_law_moments(P, PX[0], PY[0], "prompt"))]
+    out["token_law"] = [
+        a + b for a, b in zip(token_law_moments(P, Xq, Yq, "query"), token_law_moments(P, PX[0], PY[0], "prompt"))
+    ]
     return out

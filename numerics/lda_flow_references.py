@@ -14,6 +14,7 @@ tests/numerics/test_lda_flow_references.py:
 * :func:`sgd_step_references` -- the SGD of Figs. 4/5 against numerics.lda.sgd_attention and finite differences;
 * :func:`random_rotation`, :func:`random_krylov_case`, :func:`krylov_criterion` -- Prop. B.35's cases and criterion.
 """
+
 from __future__ import annotations
 
 import mpmath as mpm
@@ -24,9 +25,21 @@ from . import lda as N
 from . import lda_dynamics as D
 from .precision import workdps
 
-__all__ = ["EPS64", "exp_rate_reference", "bayes_set_distances", "krylov_projector_facts", "distance_to_tk",
-           "in_tk_exactly", "rk4_linear_field", "transverse_amplification", "batch_loss", "sgd_step_references",
-           "random_rotation", "random_krylov_case", "krylov_criterion"]
+__all__ = [
+    "EPS64",
+    "exp_rate_reference",
+    "bayes_set_distances",
+    "krylov_projector_facts",
+    "distance_to_tk",
+    "in_tk_exactly",
+    "rk4_linear_field",
+    "transverse_amplification",
+    "batch_loss",
+    "sgd_step_references",
+    "random_rotation",
+    "random_krylov_case",
+    "krylov_criterion",
+]
 
 #: machine epsilon of float64
 EPS64 = float(np.finfo(float).eps)
@@ -82,9 +95,13 @@ def krylov_projector_facts(P, PK, dimK) -> dict:
     for _ in range(d):
         powers.append(v)
         v = G * v
-    return {"symmetric": bool(PK.T == PK), "idempotent": bool((PK * PK - PK).is_zero_matrix),
-            "fixes_Gamma^j_m": all((PK * x - x).is_zero_matrix for x in powers),
-            "rank_equals_dim_K": PK.rank() == dimK, "dim_K_equals_krylov_rank": sp.Matrix.hstack(*powers).rank() == dimK}
+    return {
+        "symmetric": bool(PK.T == PK),
+        "idempotent": bool((PK * PK - PK).is_zero_matrix),
+        "fixes_Gamma^j_m": all((PK * x - x).is_zero_matrix for x in powers),
+        "rank_equals_dim_K": PK.rank() == dimK,
+        "dim_K_equals_krylov_rank": sp.Matrix.hstack(*powers).rank() == dimK,
+    }
 
 
 def distance_to_tk(theta, d, PKf):
@@ -109,8 +126,8 @@ def distance_to_tk(theta, d, PKf):
 def in_tk_exactly(vals, PK, d):
     """(inside, non_trivial): whether the exact rational theta ``vals`` lies in T_K = {u12 = 0, v22 = 0,
     P_K v21 = 0, U11 P_K = 0} (SymPy), and whether U11 or v21 is non-zero."""
-    U = sp.Matrix(d, d, list(vals[:d * d]))
-    u, v, v22 = sp.Matrix(vals[d * d:d * d + d]), sp.Matrix(vals[d * d + d:d * d + 2 * d]), sp.sympify(vals[-1])
+    U = sp.Matrix(d, d, list(vals[: d * d]))
+    u, v, v22 = sp.Matrix(vals[d * d : d * d + d]), sp.Matrix(vals[d * d + d : d * d + 2 * d]), sp.sympify(vals[-1])
     inside = (U * PK).is_zero_matrix and (PK * v).is_zero_matrix and u.is_zero_matrix and v22 == 0
     return bool(inside), bool(not (U.is_zero_matrix and v.is_zero_matrix))
 
@@ -126,11 +143,11 @@ def rk4_linear_field(dps=None, lam=("-1.3", "0.4", "2.1"), th0=("1", "-2", "0.5"
         x0 = np.array([conv(x) for x in th0], dtype=object if dps else float)
         traj = D.rk4(lambda th: L * th, x0, T, h, dps, every)
         z = (mpm.mpf(h) if dps else h) * L
-        g = 1 + z + z ** 2 / 2 + z ** 3 / 6 + z ** 4 / 24
+        g = 1 + z + z**2 / 2 + z**3 / 6 + z**4 / 24
         ks = [round(float(t) / h) for t, _ in traj]
         expected = [0, 3, 6, 7]
         ok = ks == expected and all(abs(float(t) - k * h) <= 1e-12 for (t, _), k in zip(traj, expected))
-        res = max(max(abs(a - b) for a, b in zip(x, g ** k * x0)) for (_, x), k in zip(traj, expected)) if ok else None
+        res = max(max(abs(a - b) for a, b in zip(x, g**k * x0)) for (_, x), k in zip(traj, expected)) if ok else None
         return ks, expected, res, max(1, max(abs(v) for v in x0))
 
 
@@ -139,7 +156,7 @@ def transverse_amplification(field, th, T, h, d, PK, delta=1e-7):
     delta out of T_K (in the u12 and v22 coordinates, zero on T_K): how much a round-off error committed
     at some step can grow along the rest of the flow (to first order; one transverse direction, measured)."""
     t0 = np.asarray(th, float).copy()
-    t0[d * d:d * d + d] += delta / np.sqrt(2 * d)
+    t0[d * d : d * d + d] += delta / np.sqrt(2 * d)
     t0[-1] += delta / np.sqrt(2)
     traj = D.rk4(field, t0, T, h, None, 1)
     return max(1.0, max(D.tk_parts(x, d, PK)[1] for _, x in traj) / delta)
@@ -159,7 +176,7 @@ def sgd_step_references(P, rng, steps=4, batch=8, step=0.05, n=8, h=1e-6) -> dic
     |g|.  Also whether both record the steps 0..steps."""
     d = P.d
     th0 = 0.5 * rng.standard_normal(N.theta_size(d))
-    seed = int(rng.integers(2 ** 31))
+    seed = int(rng.integers(2**31))
     a, ca = D.sgd_fast(P, th0, step, steps, batch, np.random.default_rng(seed), 1, n)
     b, cb = N.sgd_attention(P, th0, step, steps, batch, np.random.default_rng(seed), 1, n)
     same_k = [x[0] for x in ca] == [y[0] for y in cb] == list(range(steps + 1))
@@ -173,10 +190,14 @@ def sgd_step_references(P, rng, steps=4, batch=8, step=0.05, n=8, h=1e-6) -> dic
         e[blk] = rng.standard_normal(blk.stop - blk.start)
         dirs.append(e / np.linalg.norm(e))
     fd = np.array([(batch_loss(P, th0 + h * e, X, y) - batch_loss(P, th0 - h * e, X, y)) / (2 * h) for e in dirs])
-    return {"config": P.to_params(), "same_steps": bool(same_k),
-            "sgd_residual": max(float(np.max(np.abs(a - b))), max(abs(x[1] - y_[1]) for x, y_ in zip(ca, cb))),
-            "sgd_scale": max(float(np.max(np.abs(b))), max(abs(y_[1]) for y_ in cb)),
-            "fd_residual": float(np.max(np.abs(np.array(dirs) @ g - fd))), "grad_norm": float(np.linalg.norm(g))}
+    return {
+        "config": P.to_params(),
+        "same_steps": bool(same_k),
+        "sgd_residual": max(float(np.max(np.abs(a - b))), max(abs(x[1] - y_[1]) for x, y_ in zip(ca, cb))),
+        "sgd_scale": max(float(np.max(np.abs(b))), max(abs(y_[1]) for y_ in cb)),
+        "fd_residual": float(np.max(np.abs(np.array(dirs) @ g - fd))),
+        "grad_norm": float(np.linalg.norm(g)),
+    }
 
 
 def random_rotation(rng, d: int):

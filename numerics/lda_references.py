@@ -11,6 +11,7 @@ a different rule than the production numerics, to decide those numerics against.
 
 Tested in tests/numerics/test_lda_references.py.
 """
+
 from __future__ import annotations
 
 import mpmath as mpm
@@ -19,8 +20,13 @@ from scipy.special import expit
 
 from .precision import workdps
 
-__all__ = ["square_risk_reference", "escape_l1_reference", "linear_hessian", "linear_hessian_reduced",
-           "krylov_dimension"]
+__all__ = [
+    "square_risk_reference",
+    "escape_l1_reference",
+    "linear_hessian",
+    "linear_hessian_reduced",
+    "krylov_dimension",
+]
 
 
 def _tensor_rule(n, d):
@@ -42,7 +48,7 @@ def square_risk_reference(P, zeta, target, n):
     m1, m_1, G, L, pi, s0 = P.arrays()
     d = P.d
     z = np.asarray(zeta, float)
-    w, b, r, s = z[:d], z[d], z[d + 1], z[d + 2:]
+    w, b, r, s = z[:d], z[d], z[d + 1], z[d + 2 :]
     Xi, W = _tensor_rule(n, d)
     tot = 0.0
     for pc, mc in ((pi, m1), (1 - pi, m_1)):
@@ -83,12 +89,19 @@ def escape_l1_reference(P, zeta, c, dps=20):
     ws, bs = P.bayes()
     z = np.asarray(zeta, float)
     cc = float(c @ c)
-    al, ka = float((z[:d] - ws) @ c) / cc, float(z[d + 2:] @ c) / cc
-    if (np.max(np.abs(z[:d] - ws - al * c)) > 1e-12 * max(1.0, abs(al))
-            or np.max(np.abs(z[d + 2:] - ka * c)) > 1e-12 * max(1.0, abs(ka))):
+    al, ka = float((z[:d] - ws) @ c) / cc, float(z[d + 2 :] @ c) / cc
+    if np.max(np.abs(z[:d] - ws - al * c)) > 1e-12 * max(1.0, abs(al)) or np.max(
+        np.abs(z[d + 2 :] - ka * c)
+    ) > 1e-12 * max(1.0, abs(ka)):
         return None
     with workdps(dps):
-        al, ka, be, r, s0m = (mpm.mpf(al), mpm.mpf(ka), mpm.mpf(float(z[d] - bs)), mpm.mpf(float(z[d + 1])), mpm.mpf(s0))
+        al, ka, be, r, s0m = (
+            mpm.mpf(al),
+            mpm.mpf(ka),
+            mpm.mpf(float(z[d] - bs)),
+            mpm.mpf(float(z[d + 1])),
+            mpm.mpf(s0),
+        )
         delta = lambda u: al * u + be + r / (1 + mpm.exp(-(s0m + ka * u)))
         sd = mpm.sqrt(mpm.mpf(float(c @ G @ c)))
         tot, err = mpm.mpf(0), mpm.mpf(0)
@@ -120,8 +133,9 @@ def _sigma_prime_moments(c, sv):
     M, E = [], []
     x0 = -c / sv
     for j in range(3):
-        f = lambda x, j=j: (special.expit(c + sv * x) * special.expit(-(c + sv * x)) * x ** j
-                            * np.exp(-x * x / 2) / np.sqrt(2 * np.pi))
+        f = lambda x, j=j: (
+            special.expit(c + sv * x) * special.expit(-(c + sv * x)) * x**j * np.exp(-x * x / 2) / np.sqrt(2 * np.pi)
+        )
         tot, e = 0.0, 0.0
         for lo, hi in ((-np.inf, x0), (x0, np.inf)):
             r, ee = integrate.quad(f, lo, hi, epsabs=1e-15, epsrel=1e-13, limit=400)
@@ -156,8 +170,11 @@ def linear_hessian_reduced(P, w):
         Pperp = L @ (np.eye(d) - np.outer(a, a)) @ L.T
         M, E = _sigma_prime_moments(c, sv)
         H += p_ * (M[0] * (np.outer(m, m) + Pperp) + M[1] * (np.outer(m, b) + np.outer(b, m)) + M[2] * np.outer(b, b))
-        err += p_ * (E[0] * float(np.abs(np.outer(m, m) + Pperp).max()) + 2 * E[1] * float(np.abs(np.outer(m, b)).max())
-                     + E[2] * float(np.abs(np.outer(b, b)).max()))
+        err += p_ * (
+            E[0] * float(np.abs(np.outer(m, m) + Pperp).max())
+            + 2 * E[1] * float(np.abs(np.outer(m, b)).max())
+            + E[2] * float(np.abs(np.outer(b, b)).max())
+        )
     return H, err + 1e2 * np.finfo(float).eps * float(np.abs(H).max())
 
 

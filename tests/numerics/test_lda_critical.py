@@ -1,10 +1,12 @@
 """softmix.numerics.lda_critical: the searches, curvatures and kernels of the critical-point claims,
 each on a case with a known answer."""
+
 import mpmath as mpm
 import numpy as np
 import pytest
-
-from softmix.numerics import lda as N, lda_critical as LC, lda_landscape as LL
+from softmix.numerics import lda as N
+from softmix.numerics import lda_critical as LC
+from softmix.numerics import lda_landscape as LL
 
 CFG_WITNESS = {"m1": [1, 0], "m_1": [0, 2], "Gamma": [[1, 0], [0, 1]], "pi_plus": "0.6"}
 
@@ -13,11 +15,13 @@ def test_fd_hessian_and_gaussian_well():
     A, rho = 0.2, 0.3
     z = np.array([0.1, -0.2, 0.05])
     v, g, H = LC.gaussian_well(z, A, rho)
-    assert v == pytest.approx(-A * np.exp(-(z @ z) / (2 * rho ** 2)))
+    assert v == pytest.approx(-A * np.exp(-(z @ z) / (2 * rho**2)))
     Hfd = LC.fd_hessian(lambda x: LC.gaussian_well(x, A, rho)[:2], z, 1e-6)
     assert np.max(np.abs(H - Hfd)) < 1e-6
     h = 1e-6
-    gfd = [(LC.gaussian_well(z + h * e, A, rho)[0] - LC.gaussian_well(z - h * e, A, rho)[0]) / (2 * h) for e in np.eye(3)]
+    gfd = [
+        (LC.gaussian_well(z + h * e, A, rho)[0] - LC.gaussian_well(z - h * e, A, rho)[0]) / (2 * h) for e in np.eye(3)
+    ]
     assert np.allclose(g, gfd, atol=1e-8)
 
 
@@ -34,6 +38,7 @@ def test_adaptive_hessian_doubles_until_the_rules_agree():
     def hess(n):
         calls.append(n)
         return np.array([[mpm.mpf(1) + mpm.mpf(2) ** -n]], dtype=object)
+
     _H, _H2, qerr, _scale, n = LC.adaptive_hessian(hess, 8, 1000)
     assert qerr <= mpm.mpf("1e-12") and n >= 40 and calls[0] == 8
 

@@ -1,11 +1,12 @@
 """softmix.numerics.lda_dynamics: Krylov spaces, the fast gradient and SGD, the balance, rate fits (Sec. 3.3)."""
+
 import mpmath as mpm
 import numpy as np
-import pytest
 import sympy as sp
-from hypothesis import given, settings, strategies as st
-
-from softmix.numerics import lda as N, lda_dynamics as D
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from softmix.numerics import lda as N
+from softmix.numerics import lda_dynamics as D
 
 
 def test_krylov_rank_pinned_by_hand():
@@ -27,8 +28,9 @@ def test_cayley_is_rational_orthogonal():
 
 
 def test_fast_gradient_and_sgd_match_reference_implementations():
-    P = N.LDAProblem.from_params({"m1": [1, "0.5", 0], "m_1": [0, 1, 2],
-                                  "Gamma": [[2, 1, 0], [1, 2, 0], [0, 0, 1]], "pi_plus": "0.3"})
+    P = N.LDAProblem.from_params(
+        {"m1": [1, "0.5", 0], "m_1": [0, 1, 2], "Gamma": [[2, 1, 0], [1, 2, 0], [0, 0, 1]], "pi_plus": "0.3"}
+    )
     th = np.random.default_rng(0).standard_normal(N.theta_size(3))
     assert np.max(np.abs(N.grad_theta(P, th, 20)[1] - D.grad_theta_fast(P, th, 20)[1])) < 1e-14
     a = N.grad_theta(P, th, 8, 30)[1]
@@ -43,8 +45,9 @@ def test_fast_gradient_and_sgd_match_reference_implementations():
 
 def test_balance_derivative_vanishes_on_T_K_high_precision():
     """d/dt (||U||^2 - ||v||^2) = -2 <U, grad_U> + 2 <v, grad_v> = 0 on T_K (30 digits)."""
-    P = N.LDAProblem.from_params({"m1": [1, 1, 0], "m_1": [-1, -1, 0], "Gamma": [[1, 0, 0], [0, 2, 0], [0, 0, 3]],
-                                  "pi_plus": "0.5"})
+    P = N.LDAProblem.from_params(
+        {"m1": [1, 1, 0], "m_1": [-1, -1, 0], "Gamma": [[1, 0, 0], [0, 2, 0], [0, 0, 3]], "pi_plus": "0.5"}
+    )
     PK, _ = D.krylov_projector(D.sym_mat(P.Gamma), D.sym_vec(P.m1))
     th = D.to_theta(D.random_tk_point(np.random.default_rng(2), PK, 3), 30)
     with mpm.workdps(30):
@@ -84,8 +87,12 @@ def test_krylov_criterion_and_invariance_small_rational(lam, c, seed):
     PK, k = D.krylov_projector(G, m)
     if k == d:
         return
-    cfg = {"m1": c, "m_1": [-x for x in c], "Gamma": [[lam[i] if i == j else 0 for j in range(d)] for i in range(d)],
-           "pi_plus": "0.5"}
+    cfg = {
+        "m1": c,
+        "m_1": [-x for x in c],
+        "Gamma": [[lam[i] if i == j else 0 for j in range(d)] for i in range(d)],
+        "pi_plus": "0.5",
+    }
     P = N.LDAProblem.from_params(cfg)
     th = D.to_theta(D.random_tk_point(np.random.default_rng(seed), PK, d))
     g = D.grad_theta_fast(P, th, 12)[1]

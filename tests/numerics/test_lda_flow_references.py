@@ -1,19 +1,28 @@
 """softmix.numerics.lda_flow_references: each reference agrees with the production code on a generic
 configuration and catches a deliberately broken function."""
+
 import numpy as np
 import pytest
 import sympy as sp
-
 from softmix.checks.paper.lda_configurations import cayley4
-from softmix.numerics import lda as N, lda_dynamics as D, lda_flow_references as FR
+from softmix.numerics import lda as N
+from softmix.numerics import lda_dynamics as D
+from softmix.numerics import lda_flow_references as FR
 
-GEN = {"m1": ["0.3", "1.1", "-0.4"], "m_1": ["-0.7", "0.2", "0.5"],
-       "Gamma": [["1.2", "0.3", "-0.2"], ["0.3", "0.8", "0.1"], ["-0.2", "0.1", "1.5"]], "pi_plus": "0.35"}
+GEN = {
+    "m1": ["0.3", "1.1", "-0.4"],
+    "m_1": ["-0.7", "0.2", "0.5"],
+    "Gamma": [["1.2", "0.3", "-0.2"], ["0.3", "0.8", "0.1"], ["-0.2", "0.1", "1.5"]],
+    "pi_plus": "0.35",
+}
 
 
 def _sgd_ok(r):
-    return (r["same_steps"] and r["sgd_residual"] <= 1e-12 * max(1.0, r["sgd_scale"])
-            and r["fd_residual"] <= 1e-6 * max(1.0, r["grad_norm"]))
+    return (
+        r["same_steps"]
+        and r["sgd_residual"] <= 1e-12 * max(1.0, r["sgd_scale"])
+        and r["fd_residual"] <= 1e-6 * max(1.0, r["grad_norm"])
+    )
 
 
 @pytest.mark.parametrize("cfg", [N.C2, GEN])
@@ -75,6 +84,7 @@ def test_krylov_projector_facts_and_distance_to_tk(monkeypatch):
         parts, _ = orig(theta, d, PK)
         parts.pop("PK_v21")
         return parts, float(np.sqrt(sum(parts.values())))
+
     monkeypatch.setattr(D, "tk_parts", wrong)
     assert abs(D.tk_parts(th, 4, PKf)[1] - FR.distance_to_tk(th, 4, PKf)) > 1e-6
 
@@ -106,6 +116,7 @@ def test_rk4_linear_field_exact_and_catches_a_wrong_weight(monkeypatch):
             if k % record_every == 0 or k == steps:
                 out.append((k * h, th.copy()))
         return out
+
     monkeypatch.setattr(D, "rk4", wrong)
     assert FR.rk4_linear_field(None)[2] > 1e-6
 

@@ -1,12 +1,13 @@
 """softmix.numerics.lda_landscape: pinned values and properties (the landscape claims' numerics)."""
+
 from fractions import Fraction
 
 import mpmath as mpm
 import numpy as np
-import pytest
-from hypothesis import given, settings, strategies as st
-
-from softmix.numerics import lda as N, lda_landscape as LL
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from softmix.numerics import lda as N
+from softmix.numerics import lda_landscape as LL
 
 CFG_1D = {"m1": [1], "m_1": ["-0.5"], "Gamma": [[2]], "pi_plus": "0.3"}
 
@@ -17,8 +18,8 @@ def _escape_reference_1d(R, c=1):
         pi = mpm.mpf("0.3")
         s0 = mpm.log(pi / (1 - pi))
         sg = lambda t: 1 / (1 + mpm.exp(-t))
-        ws = mpm.mpf("1.5") / 2                       # Gamma^-1 (m1 - m_-1)
-        bs = -(1 - mpm.mpf("0.25")) / 4 + s0          # -(m1^2 - m_-1^2)/(2 Gamma) + s0
+        ws = mpm.mpf("1.5") / 2  # Gamma^-1 (m1 - m_-1)
+        bs = -(1 - mpm.mpf("0.25")) / 4 + s0  # -(m1^2 - m_-1^2)/(2 Gamma) + s0
         p = sg(s0)
         w, b, r, s = ws - p * (1 - p) * c, bs - p * R, mpm.mpf(R), mpm.mpf(c) / R
         g = lambda x: w * x + b + r * sg(s0 + s * x)
@@ -68,8 +69,12 @@ def test_square_target_in_class_for_C1_exactly():
     eta = 1 / (1 + np.exp(-(X @ ws + bs)))
     assert np.max(np.abs(N.f_theta_batch(P, th, X) - (2 * eta - 1))) < 1e-14
     assert LL.rstar_relation(P) == 0
-    assert LL.rstar_relation(N.LDAProblem.from_params({"m1": [1, 0], "m_1": [0, 2], "Gamma": [[1, 0], [0, 1]],
-                                                       "pi_plus": "0.6"})) == -3
+    assert (
+        LL.rstar_relation(
+            N.LDAProblem.from_params({"m1": [1, 0], "m_1": [0, 2], "Gamma": [[1, 0], [0, 1]], "pi_plus": "0.6"})
+        )
+        == -3
+    )
 
 
 _rat = st.fractions(min_value=-1, max_value=1, max_denominator=4)
@@ -85,8 +90,12 @@ def lda_configs(draw):
     c = draw(st.fractions(min_value=1, max_value=2, max_denominator=4))
     off = draw(st.fractions(min_value=Fraction(-1, 4), max_value=Fraction(1, 4), max_denominator=4))
     pi = draw(st.sampled_from(["0.3", "0.5", "0.6", "0.75"]))
-    return {"m1": [str(x) for x in m1], "m_1": [str(x) for x in m_1],
-            "Gamma": [[str(a), str(off)], [str(off), str(c)]], "pi_plus": pi}
+    return {
+        "m1": [str(x) for x in m1],
+        "m_1": [str(x) for x in m_1],
+        "Gamma": [[str(a), str(off)], [str(off), str(c)]],
+        "pi_plus": pi,
+    }
 
 
 @settings(max_examples=8, deadline=None)
@@ -97,12 +106,12 @@ def test_E2_kernel_contains_TE2_and_Eflat(cfg, r):
     ws, bs = P.bayes()
     sg = 1 / (1 + np.exp(-P.arrays()[5]))
     z = np.concatenate([ws, [bs - r * sg, r], np.zeros(2)])
-    H = N.eff_risk(P, z, 2, 80)[2]    # s = 0: projected rule is 1-D (span of L^T w*)
+    H = N.eff_risk(P, z, 2, 80)[2]  # s = 0: projected rule is 1-D (span of L^T w*)
     H2 = N.eff_risk(P, z, 2, 122)[2]
     B = LL.e2_flat_basis(P, r, mp=False)
     Bf = LL.e2_flat_basis(P, r, mp=False, flipped=True)
     sc = np.abs(H2).max()
-    tol = 1e3 * max(np.abs(H - H2).max(), 1e-15 * sc)   # quadrature-derived zero tolerance
+    tol = 1e3 * max(np.abs(H - H2).max(), 1e-15 * sc)  # quadrature-derived zero tolerance
     assert np.max(np.abs(H2 @ B)) <= tol
     assert np.max(np.abs(H2 @ Bf[:, 1:])) > 10 * tol
 
@@ -128,5 +137,5 @@ def test_v21zero_completion_is_critical():
     y = np.array([3.07216696, 0.73913927, -0.80403316])
     y, gn = LL.newton_polish(lambda q: LL.restricted_risk(P, q, 2)[1:], y)
     th, gw, _ = LL.complete_v21zero_critical(P, y)
-    assert np.linalg.norm(gw) > 1e-3                      # Lemma B.16
+    assert np.linalg.norm(gw) > 1e-3  # Lemma B.16
     assert np.linalg.norm(N.grad_theta(P, th, 32, None, True)[1]) < 1e-12

@@ -1,10 +1,12 @@
 """softmix.numerics.lda_references: the independent references of the landscape claims, against the
 production numerics and closed forms, and each catching a broken input."""
+
 import numpy as np
 import pytest
 import sympy as sp
-
-from softmix.numerics import lda as N, lda_landscape as LL, lda_references as REF
+from softmix.numerics import lda as N
+from softmix.numerics import lda_landscape as LL
+from softmix.numerics import lda_references as REF
 
 CFG_ANISO = {"m1": [1, 0], "m_1": [0, 1], "Gamma": [[2, "0.5"], ["0.5", 1]], "pi_plus": "0.3"}
 CFG_1D = {"m1": [1], "m_1": ["-0.5"], "Gamma": [[2]], "pi_plus": "0.3"}
@@ -35,7 +37,7 @@ def test_square_risk_agrees_with_the_reference(cfg):
 @pytest.mark.parametrize("cfg", [N.C1, CFG_1D])
 def test_escape_l1_reference_matches_escape_l1(cfg):
     P = N.LDAProblem.from_params(cfg)
-    c = np.array([1.0, -0.5])[:P.d]
+    c = np.array([1.0, -0.5])[: P.d]
     for corrected in (True, False):
         z = LL.escaping_zeta(P, c, 20.0, corrected)
         v, e = LL.escape_l1(P, c, 20.0, corrected)

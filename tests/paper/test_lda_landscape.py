@@ -1,7 +1,7 @@
 """Section 3.2 landscape and critical-point claims (checks.paper.lda_landscape, lda_critical): each claim
 confirmed with its controls refuted, assumptions, and the seeds that once broke a claim."""
-import pytest
 
+import pytest
 from softmix.checks.runner import run_claim
 from softmix.numerics import lda as N
 
@@ -45,8 +45,14 @@ def test_thm33_slope_fit_is_scaled_on_long_grids():
     """Seed 8120 drew a configuration whose t-grid reaches ~4e7: the unscaled (1, t, t^2) least-squares fit
     returned intercept -1e-12 for q(0) = 30.8 and a slope 31% off, refuting the theorem.  The scaled fit
     recovers Lemma B.22's slope to 1e-11 relative."""
-    cfg = {"lda": {"m1": ["0.14", "0.87"], "m_1": ["-0.34", "1.02"], "Gamma": [["0.72", "0.42"], ["0.42", "0.85"]],
-                   "pi_plus": "0.49"}}
+    cfg = {
+        "lda": {
+            "m1": ["0.14", "0.87"],
+            "m_1": ["-0.34", "1.02"],
+            "Gamma": [["0.72", "0.42"], ["0.42", "0.85"]],
+            "pi_plus": "0.49",
+        }
+    }
     r = run_claim("thm-3.3", "quick", seed=8120, overrides=cfg)
     assert r["verdict"] != "refuted"
     rows = _rows(r["evidence"])
@@ -61,8 +67,14 @@ def test_prop34_window_starts_where_the_exponents_hold_on_seed_8146():
     next-order term bent the risk gap's slope to -1.83 for -2 and the true statement was refuted.  The R
     window now starts at 4 rho / slope_tol; there the quick quadrature resolves too few gap values
     (inconclusive)."""
-    cfg = {"lda": {"m1": ["-1.09", "0.84"], "m_1": ["-0.36", "-0.31"],
-                   "Gamma": [["1.45", "0.65"], ["0.65", "0.85"]], "pi_plus": "0.51"}}
+    cfg = {
+        "lda": {
+            "m1": ["-1.09", "0.84"],
+            "m_1": ["-0.36", "-0.31"],
+            "Gamma": [["1.45", "0.65"], ["0.65", "0.85"]],
+            "pi_plus": "0.51",
+        }
+    }
     r = run_claim("prop-3.4", "quick", seed=8146, overrides=cfg)
     assert r["verdict"] == "inconclusive"
     ev = r["evidence"]
@@ -73,4 +85,3 @@ def test_prop34_window_starts_where_the_exponents_hold_on_seed_8146():
     assert ev["curves"]["asymptotic_window"]["R_from"] == 100
     gap_row = next(x for x in _rows(ev) if x["check"].startswith("risk-gap log-log slope within slope_tol of -4"))
     assert abs(gap_row["slope"] + 4) < 0.05 and r["verdict"] in ("confirmed", "inconclusive")
-
