@@ -5,45 +5,27 @@ symmetric balanced ones with a proper Krylov space), and the draws of configurat
 seed for claims written with ``@softmix.claim(..., configurations=softmix.Draws(...))``: each takes
 ``(rng, p, i)`` with ``p`` the claim's parameter dataclass (its LDA problem in the field ``lda``).
 """
-
 from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-from softmix.numerics import lda as N
-from softmix.numerics import lda_dynamics as D
+
+from softmix.numerics import lda as N, lda_dynamics as D
 from softmix.numerics.lda_flow_references import random_rotation
 
 from .lda import draw_lda, draw_lda_symmetric
 
-__all__ = [
-    "CFG_ANISO",
-    "CFG_1D",
-    "CFG_3D",
-    "CFG_WITNESS",
-    "CFG_SYMBAL",
-    "DIAG3",
-    "ROT3",
-    "cayley4",
-    "problems",
-    "draw_generic",
-    "draw_symmetric",
-    "draw_symmetric_balanced",
-    "draw_krylov",
-    "symmetric_balanced_violations",
-]
+__all__ = ["CFG_ANISO", "CFG_1D", "CFG_3D", "CFG_WITNESS", "CFG_SYMBAL", "DIAG3", "ROT3", "cayley4", "problems",
+           "draw_generic", "draw_symmetric", "draw_symmetric_balanced", "draw_krylov",
+           "symmetric_balanced_violations"]
 
 #: non-isotropic Gamma, pi_+ != 1/2
 CFG_ANISO = {"m1": [1, 0], "m_1": [0, 1], "Gamma": [[2, "0.5"], ["0.5", 1]], "pi_plus": "0.3"}
 #: d = 1
 CFG_1D = {"m1": [1], "m_1": ["-0.5"], "Gamma": [[2]], "pi_plus": "0.3"}
 #: d = 3, every entry of Gamma's upper band non-zero
-CFG_3D = {
-    "m1": [1, "0.5", 0],
-    "m_1": [0, -1, "0.5"],
-    "Gamma": [[2, "0.3", 0], ["0.3", 1, "0.2"], [0, "0.2", "0.5"]],
-    "pi_plus": "0.45",
-}
+CFG_3D = {"m1": [1, "0.5", 0], "m_1": [0, -1, "0.5"], "Gamma": [[2, "0.3", 0], ["0.3", 1, "0.2"], [0, "0.2", "0.5"]],
+          "pi_plus": "0.45"}
 #: Remark B.5 witness: q = m1^T G^-1 m1 - m_-1^T G^-1 m_-1 = -3 != 0
 CFG_WITNESS = {"m1": [1, 0], "m_1": [0, 2], "Gamma": [[1, 0], [0, 1]], "pi_plus": "0.6"}
 #: generic symmetric balanced configuration (non-isotropic Gamma, unequal entries), Sections B.9-B.12
@@ -61,12 +43,9 @@ def cayley4() -> dict:
     G = Q * sp.diag(1, 2, 3, 4) * Q.T
     m = Q * sp.Matrix([1, 1, 0, 0])
     s = lambda x: str(sp.nsimplify(x))
-    return {
-        "m1": [s(x) for x in m],
-        "m_1": [s(-x) for x in m],
-        "Gamma": [[s(G[i, j]) for j in range(4)] for i in range(4)],
-        "pi_plus": "0.5",
-    }
+    return {"m1": [s(x) for x in m], "m_1": [s(-x) for x in m],
+            "Gamma": [[s(G[i, j]) for j in range(4)] for i in range(4)],
+            "pi_plus": "0.5"}
 
 
 def problems(lda: dict, extra=()) -> list:
@@ -119,12 +98,6 @@ def draw_krylov(rng, p, i, d: int = 3) -> dict:
     # str(sp.Rational): sp.nsimplify "simplified" the rational 82828/24649 into a product of irrational
     # powers (seed 7777), and lemma-b.37 errored on the drawn configuration
     s = lambda x: str(sp.Rational(x))
-    return {
-        "lda": {
-            "m1": [s(x) for x in m],
-            "m_1": [s(-x) for x in m],
-            "Gamma": [[s(G[a, b]) for b in range(d)] for a in range(d)],
-            "pi_plus": "0.5",
-        },
-        **({"extra": False} if hasattr(p, "extra") else {}),
-    }
+    return {"lda": {"m1": [s(x) for x in m], "m_1": [s(-x) for x in m],
+                    "Gamma": [[s(G[a, b]) for b in range(d)] for a in range(d)], "pi_plus": "0.5"},
+            **({"extra": False} if hasattr(p, "extra") else {})}

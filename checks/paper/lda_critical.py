@@ -1,24 +1,18 @@
 """Section 3.2 / Appendix B.5-B.6 claims: the critical points of the attention-LDA risk.
 
-thm-3.1 (every critical point of the effective risk R~ is a global minimiser, in E1 u E2), thm-3.3
-(critical points on {v21 = 0} are strict saddles, by the direction of Lemma B.22) and prop-b.30 / cor-b.31
-(the extra Hessian kernel on the constant-gate branch E2: not Morse-Bott).  The searches,
+thm-3.1 (every critical point of the effective risk R~ is a global minimiser, in E1 u E2) and thm-3.3
+(critical points on {v21 = 0} are strict saddles, by the direction of Lemma B.22).  The searches,
 curvatures and Hessians are softmix.numerics.lda_critical; every row is decided by a rule object
 (``Bound``), with its tolerance fixed before the numbers are computed.
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import mpmath as mpm
 import numpy as np
-from softmix.numerics import lda as N
-from softmix.numerics import lda_critical as LC
-from softmix.numerics import lda_landscape as LL
-from softmix.numerics.precision import workdps
 
 import softmix
+from softmix.numerics import lda as N, lda_critical as LC, lda_landscape as LL
 
 from .lda_configurations import CFG_1D, CFG_3D, CFG_ANISO, draw_generic, problems
 
@@ -29,11 +23,6 @@ EPS = LC.EPS
 def _bound(check, lhs, rhs, strict=False, **extra):
     """A row: ``lhs <= rhs`` (``<`` when strict) by ``softmix.Bound``, with the check's name and context."""
     return {"check": check, **softmix.Bound(strict=strict).decide(lhs, rhs), **extra}
-
-
-def _undecided(check, reason, **extra):
-    """A row that cannot be decided (an assumption of the statement does not hold): inconclusive."""
-    return {"check": check, "passed": None, "reason": reason, **extra}
 
 
 # =================================================================================================
@@ -82,35 +71,21 @@ def _refinement_row(P, rows, p, well):
     if not crit:
         return None
     hp = LC.refine_mp(P, np.array(crit[0]["limit"]), p.nodes, p.mp_nodes, p.bayes_nodes, p.dps, well)
-    return _bound(
-        f"smallest critical limit at {p.dps} digits: |R~ - R*| <= tau_R",
-        abs(hp["risk_gap"]),
-        hp["tau_R"],
-        config=P.to_params(),
-        limit=crit[0]["limit"],
-        grad_norm_before=hp["grad_norm_before"],
-        grad_norm_after=hp["grad_norm_after"],
-        dist_E1=hp["dist_E1"],
-        dist_E2=hp["dist_E2"],
-    )
+    return _bound(f"smallest critical limit at {p.dps} digits: |R~ - R*| <= tau_R", abs(hp["risk_gap"]), hp["tau_R"],
+                  config=P.to_params(), limit=crit[0]["limit"], grad_norm_before=hp["grad_norm_before"],
+                  grad_norm_after=hp["grad_norm_after"], dist_E1=hp["dist_E1"], dist_E2=hp["dist_E2"])
 
 
 @softmix.claim(
-    id="thm-3.1",
-    title="Effective landscape: every critical point of R~ is a global minimiser",
-    source=f"{SOURCE}, Thm 3.1 / Lemmas B.17, B.19",
-    section="lda",
-    kind="numeric",
+    id="thm-3.1", title="Effective landscape: every critical point of R~ is a global minimiser",
+    source=f"{SOURCE}, Thm 3.1 / Lemmas B.17, B.19", section="lda", kind="numeric",
     statement="Crit(R~) = argmin R~ = E1 u E2, E1 = {(w*, b*, 0, s)}, E2 = {(w*, b* - r sigma(s0), r, 0)}",
-    controls={
-        "spurious-well": "R~ minus a Gaussian well (depth 0.2, width 0.2) at zeta = 0: a spurious local minimum",
-        "E1-only": "claim restricted to E1 (fails when a start converges to E2 with r != 0)",
-    },
+    controls={"spurious-well": "R~ minus a Gaussian well (depth 0.2, width 0.2) at zeta = 0: a spurious local minimum",
+              "E1-only": "claim restricted to E1 (fails when a start converges to E2 with r != 0)"},
     profiles={"full": {"extra_configs": [CFG_ANISO, CFG_1D, CFG_3D], "random_starts": 10, "nodes": 24}},
     configurations=softmix.Draws(_draw_31, quick=0, full=3),  # a drawn configuration costs more than the quick run
     independence="derived side: critical points found by multistart optimisation of R~; stated side: their risk "
-    "equals the Bayes risk; shared: the effective risk code",
-)
+                 "equals the Bayes risk; shared: the effective risk code")
 def thm_3_1(p: Thm31, ctx):
     """Limits of trust-region Newton descents (numerics.lda_critical.critical_search) from random starts,
     starts near E2 and near the origin; a limit is critical iff |grad| <= grad_tol and |zeta| <=
@@ -122,27 +97,18 @@ def thm_3_1(p: Thm31, ctx):
     only_E1 = ctx.control("E1-only")
     rows, searched, n_crit = [], [], 0
     for i, P in enumerate(problems(p.lda, p.extra_configs)):
-        limits, Rstar = LC.critical_search(
-            P, ctx.stream("starts", i), p.nodes, p.bayes_nodes, p.random_starts, p.grad_tol, p.escape_radius, well
-        )
+        limits, Rstar = LC.critical_search(P, ctx.stream("starts", i), p.nodes, p.bayes_nodes, p.random_starts,
+                                           p.grad_tol, p.escape_radius, well)
         rows += _membership_rows(P, limits, only_E1)
         n_crit += sum(r["critical"] for r in limits)
         if p.mp_refine and (i == 0 or ctx.full):
             hp = _refinement_row(P, limits, p, well)
             rows += [hp] if hp else []
         searched.append({"config": P.to_params(), "R_star": Rstar, "limits": limits})
-    rows.append(
-        {
-            "check": f"at least {p.min_critical} critical limits",
-            "critical_limits": n_crit,
-            "passed": True if n_crit >= p.min_critical else None,
-            **(
-                {}
-                if n_crit >= p.min_critical
-                else {"reason": "too few limits reached a critical point", "to_settle": "more starts / iterations"}
-            ),
-        }
-    )
+    rows.append({"check": f"at least {p.min_critical} critical limits", "critical_limits": n_crit,
+                 "passed": True if n_crit >= p.min_critical else None,
+                 **({} if n_crit >= p.min_critical else
+                    {"reason": "too few limits reached a critical point", "to_settle": "more starts / iterations"})})
     return softmix.outcome(softmix.part("numeric", rows), searched=searched, set="E1" if only_E1 else "E1 u E2")
 
 
@@ -163,13 +129,8 @@ def _points_33(P, p, ctx):
     """(label, theta, grad_w R~) at the points the claim (or its control) examines."""
     if ctx.control("bayes-point"):
         th = N.construct_theta1(P)
-        return [
-            (
-                "Bayes point theta1 (construct_theta1)",
-                th,
-                N.eff_risk(P, N.phi(P, th), 1, p.nodes, None, P.d <= 2)[1][: P.d],
-            )
-        ]
+        gw = N.eff_risk(P, N.phi(P, th), 1, p.nodes, None, P.d <= 2)[1][:P.d]
+        return [("Bayes point theta1 (construct_theta1)", th, gw)]
     pts = []
     for label, y in LC.v21zero_critical_points(P, p.nodes, p.starts, ctx.stream("v21zero")):
         th, gw, _ = LL.complete_v21zero_critical(P, y, p.nodes)
@@ -198,86 +159,46 @@ def _saddle_rows(P, label, th, gw, p, Rstar, bayes_point):
     where = {"point": label, "theta": th.round(10).tolist(), "hessian_nodes": nq, "hessian_quadrature_error": qerr}
     neg_t = min(range(len(ts)), key=lambda k: q[k] / (100 * err[k]))  # the most negative q in units of its error
     pos_t = max(range(len(ts)), key=lambda k: qp[k] / (100 * errp[k]))
-    saddle = [
-        _bound(
-            "D2R[h_t, h_t] < -100 x error for some t (along -t)",
-            q[neg_t],
-            -100 * err[neg_t],
-            strict=True,
-            t=float(ts[neg_t]),
-            ts=ts.tolist(),
-            q=q.tolist(),
-            error=err.tolist(),
-        ),
-        _bound(
-            "D2R[h_t, h_t] > 100 x error for some t (along +t)",
-            100 * errp[pos_t],
-            qp[pos_t],
-            strict=True,
-            t=float(ts[pos_t]),
-        ),
-        _bound("lambda_min(Hess R) < -1e3 (GH error + eps) scale", ev_min, -tol_eig, strict=True),
-    ]
+    saddle = [_bound("D2R[h_t, h_t] < -100 x error for some t (along -t)", q[neg_t], -100 * err[neg_t], strict=True,
+                     t=float(ts[neg_t]), ts=ts.tolist(), q=q.tolist(), error=err.tolist()),
+              _bound("D2R[h_t, h_t] > 100 x error for some t (along +t)", 100 * errp[pos_t], qp[pos_t], strict=True,
+                     t=float(ts[pos_t])),
+              _bound("lambda_min(Hess R) < -1e3 (GH error + eps) scale", ev_min, -tol_eig, strict=True)]
     if bayes_point:  # the control: a negative direction at this (optimal) critical point
         return [{**r, **where} for r in saddle]
-    rows = [
-        _bound("critical: |grad R| <= grad_tol", float(np.linalg.norm(g)), p.grad_tol),
-        # the predicted slope uses the effective w-gradient at `nodes` GH nodes, whose relative error reaches
-        # ~1e-4 for sharp gates (|s| ~ 4); hence a 1e-3 relative tolerance
-        _bound(
-            "t-slope of q = -2 |grad_w R~|^2 |G dv21|^2 (Lemma B.22)",
-            abs(coef[1] - slope_pred),
-            1e-3 * abs(slope_pred) + 10 * float(err[-1]) / ts[-1],
-            fitted=coef.tolist(),
-            predicted=slope_pred,
-        ),
-    ]
+    rows = [_bound("critical: |grad R| <= grad_tol", float(np.linalg.norm(g)), p.grad_tol),
+            # the predicted slope uses the effective w-gradient at `nodes` GH nodes, whose relative error reaches
+            # ~1e-4 for sharp gates (|s| ~ 4); hence a 1e-3 relative tolerance
+            _bound("t-slope of q = -2 |grad_w R~|^2 |G dv21|^2 (Lemma B.22)", abs(coef[1] - slope_pred),
+                   1e-3 * abs(slope_pred) + 10 * float(err[-1]) / ts[-1], fitted=coef.tolist(), predicted=slope_pred)]
     excess = _bound("non-optimal: R - R* > 1e3 GH error", 1e3 * (qerr + EPS), R - Rstar, strict=True)
-    unresolved = not all(r["passed"] for r in saddle) and (
-        any(-100 * e <= v < 0 for v, e in zip(q, err)) or -tol_eig <= ev_min < 0
-    )
+    unresolved = (not all(r["passed"] for r in saddle)
+                  and (any(-100 * e <= v < 0 for v, e in zip(q, err)) or -tol_eig <= ev_min < 0))
     # a point whose excess risk R - R* > 0 is within the quadrature's reach (1e3 x its error) is no
     # counterexample either (seed 8010: R - R* = 0.219 against a tolerance of 3.8 at 128 nodes)
     if not excess["passed"] and R - Rstar > 0:
-        excess.update(
-            passed=None,
-            verdict="inconclusive",
-            reason="excess risk not resolved",
-            to_settle=f"a finer quadrature than max_nodes = {p.max_nodes}",
-        )
+        excess.update(passed=None, verdict="inconclusive", reason="excess risk not resolved",
+                      to_settle=f"a finer quadrature than max_nodes = {p.max_nodes}")
     if unresolved:
-        saddle = [
-            dict(
-                r,
-                passed=None,
-                verdict="inconclusive",
-                reason="negative curvature not resolved",
-                to_settle=f"a finer quadrature than max_nodes = {p.max_nodes}",
-            )
-            if not r["passed"]
-            else r
-            for r in saddle
-        ]
+        saddle = [dict(r, passed=None, verdict="inconclusive", reason="negative curvature not resolved",
+                       to_settle=f"a finer quadrature than max_nodes = {p.max_nodes}") if not r["passed"] else r
+                  for r in saddle]
     return [{**r, **where} for r in rows + [excess] + saddle]
 
 
 @softmix.claim(
-    id="thm-3.3",
-    title="Critical points on {v21 = 0} are strict saddles",
-    source=f"{SOURCE}, Thm 3.3 / Lemmas B.16, B.22",
-    section="lda",
-    kind="numeric",
+    id="thm-3.3", title="Critical points on {v21 = 0} are strict saddles",
+    source=f"{SOURCE}, Thm 3.3 / Lemmas B.16, B.22", section="lda", kind="numeric",
     statement="If m1 != -m_-1, every critical point of R is a global minimiser or a strict saddle; at critical points "
-    "with v21 = 0 the direction h_t (dU11 = -t grad_w R~ (G dv21)^T, du12 = -dU11 dm/2, dv22 = 0) has "
-    "D2R[h_t,h_t] < 0 for t large",
+              "with v21 = 0 the direction h_t (dU11 = -t grad_w R~ (G dv21)^T, du12 = -dU11 dm/2, dv22 = 0) has "
+              "D2R[h_t,h_t] < 0 for t large",
     assumptions=("m1 != -m_-1",),
     controls={"bayes-point": "the same negative-curvature search at a Bayes minimiser theta1 in Theta1"},
     profiles={"full": {"starts": 6, "nodes": 48}},
     # (no finer rule for drawn configurations: numpy's Gauss-Hermite nodes overflow at 256)
     configurations=softmix.Draws(draw_generic, quick=1, full=3),
     independence="derived side: Hessian eigenvalues / escape along the flow at critical points on v21 = 0; stated "
-    "side: strict-saddle property; shared: the effective risk code",
-)
+                 "side: strict-saddle property; shared: the effective risk code")
 def thm_3_3(p: Thm33, ctx):
     """Critical points on {v21 = 0} (numerics.lda_critical.v21zero_critical_points, completed by
     numerics.lda_landscape.complete_v21zero_critical); at each, q(t) = D2R[h_t, h_t] along Lemma B.22's
@@ -285,174 +206,12 @@ def thm_3_3(p: Thm33, ctx):
     the smallest Hessian eigenvalue, the risk gap and the t-slope of q."""
     P = N.LDAProblem.from_params(p.lda)
     if P.symmetric:
-        return softmix.part(
-            "numeric",
-            [
-                {
-                    "check": "m1 != -m_-1",
-                    "passed": None,
-                    "reason": "assumption violated: m1 = -m_-1 (Thm 3.3 assumes m1 != -m_-1)",
-                }
-            ],
-        )
+        return softmix.part("numeric", [{"check": "m1 != -m_-1", "passed": None,
+                                         "reason": "assumption violated: m1 = -m_-1 (Thm 3.3 assumes m1 != -m_-1)"}])
     Rstar = float(N.bayes_risk(P, 100, 30)[0])
     pts = _points_33(P, p, ctx)
     rows = [r for label, th, gw in pts for r in _saddle_rows(P, label, th, gw, p, Rstar, ctx.control("bayes-point"))]
     if not pts:
-        rows = [
-            {
-                "check": "a critical point on {v21 = 0}",
-                "passed": None,
-                "reason": "none found",
-                "to_settle": "more starts",
-            }
-        ]
+        rows = [{"check": "a critical point on {v21 = 0}", "passed": None, "reason": "none found",
+                 "to_settle": "more starts"}]
     return softmix.part("numeric", rows)
-
-
-# =================================================================================================
-# prop-b.30 / cor-b.31: the constant-gate branch is not Morse-Bott
-# =================================================================================================
-@dataclass
-class PropB30:
-    lda: dict = field(default_factory=lambda: dict(N.C1))
-    r_star: softmix.Real = "1.5"
-    dps: int = 30
-    nodes: int = 80
-    max_nodes: int = 240
-
-
-def draw_r_star(rng, p, i):
-    """A generic configuration and a non-zero r* of either sign, |r*| in [0.5, 2.5] (Prop. B.30 assumes r* != 0)."""
-    from ..configs import rational
-
-    r = rational(rng, 0.5, 2.5)
-    return {**draw_generic(rng, p, i), "r_star": r if rng.random() < 0.5 else "-" + r}
-
-
-def _kernel_rows(H2, dps, qerr, scale, expected, what):
-    """Spectral gap (non-zero eigenvalues >= 1e3 x the zero tolerance) and the nullity equal to ``expected``."""
-    nul, tol, rest, ev = LC.hessian_kernel(H2, dps, qerr, scale)
-    info = {
-        "eigenvalues": [mpm.nstr(e, 8) for e in ev],
-        "zero_tolerance": mpm.nstr(tol, 3),
-        "quadrature_error": mpm.nstr(qerr, 3),
-    }
-    rows = [
-        _bound(
-            "spectral gap: smallest non-zero |eigenvalue| >= 1e3 x zero tolerance",
-            1e3 * tol,
-            abs(rest[0]) if rest else mpm.inf,
-            **info,
-        ),
-        _bound(f"{what} = {expected}", abs(nul - expected), 0, nullity=nul, expected=expected),
-    ]
-    return rows, nul, tol
-
-
-@softmix.claim(
-    id="prop-b.30",
-    title="Constant-gate branch: effective Hessian kernel T E2 + E_flat (dim d+1)",
-    source=f"{SOURCE}, Prop. B.30",
-    section="lda",
-    kind="numeric",
-    statement="At zeta* = (w*, b* - r* sigma(s0), r*, 0) with r* != 0: ker grad^2 R~(zeta*) = T E2 (+) E_flat, "
-    "E_flat = {(-r* sigma'(s0) ds, 0, 0, ds)}, of dimension d + 1",
-    controls={
-        "morse-bott": "expected nullity dim T E2 = 1 (Morse-Bott)",
-        "flipped-flat": "E_flat with delta w = +r* sigma'(s0) delta s",
-    },
-    profiles={"full": {"dps": 40, "nodes": 120, "max_nodes": 240}},
-    # drawn configurations need 160-240 GH nodes at 30 digits: full only
-    configurations=softmix.Draws(draw_r_star, quick=0, full=3),
-    independence="derived side: numerical kernel of the effective Hessian on the constant-gate branch; stated side: "
-    "T E2 + E_flat of dim d+1; shared: nothing",
-)
-def prop_b_30(p: PropB30, ctx):
-    """The effective Hessian at zeta* by Gauss-Hermite at dps digits (n doubled until two rules agree to
-    1e-12 of the scale); an eigenvalue is zero iff |lambda| <= 1e3 max(GH difference, 10^(5-dps) scale), the
-    others must exceed 1e3 x that; the nullity must be d + 1 and every basis vector of T E2 + E_flat must
-    satisfy |Hv|/|v| <= the zero tolerance."""
-    P = N.LDAProblem.from_params(p.lda)
-    d, dps = P.d, p.dps
-    with workdps(dps):
-        rs = mpm.mpf(p.r_star)
-        if rs == 0:
-            return softmix.part("numeric", [_undecided("r* != 0", "assumption violated: r* = 0")])
-        ws, bs = P.bayes(True)
-        sg = 1 / (1 + mpm.exp(-P.arrays(True)[5]))
-        z = np.concatenate([ws, [bs - rs * sg, rs], [mpm.mpf(0)] * d])
-        _H, H2, qerr, scale, n = LC.adaptive_hessian(lambda m: N.eff_risk(P, z, 2, m, dps)[2], p.nodes, p.max_nodes)
-        expected = 1 if ctx.control("morse-bott") else d + 1
-        rows, _nul, tol = _kernel_rows(H2, dps, qerr, scale, expected, "nullity of the effective Hessian")
-        B = LL.e2_flat_basis(P, rs, True, flipped=ctx.control("flipped-flat"))
-        for j in range(B.shape[1]):
-            res = mpm.sqrt(sum(x * x for x in H2 @ B[:, j])) / mpm.sqrt(sum(x * x for x in B[:, j]))
-            rows.append(
-                _bound(f"basis vector {j} of T E2 + E_flat in the kernel: |Hv|/|v| <= zero tolerance", res, tol)
-            )
-    return softmix.outcome(softmix.part("numeric", rows), zeta_star=[mpm.nstr(x, 10) for x in z], nodes=n)
-
-
-@dataclass
-class CorB31:
-    lda: dict = field(default_factory=lambda: dict(N.C1))
-    dps: int = 30
-    nodes: int = 80
-    max_nodes: int = 240
-    r_target: float = 1
-
-
-@softmix.claim(
-    id="cor-b.31",
-    title="Constant-gate branch is not Morse-Bott in attention coordinates",
-    source=f"{SOURCE}, Cor. B.31",
-    section="lda",
-    kind="numeric",
-    statement="m1 != -m_-1, theta* in Theta2 with r(theta*) != 0: dim ker Hess R(theta*) - dim T Theta2 = d",
-    assumptions=("m1 != -m_-1", "r(theta*) != 0"),
-    controls={"morse-bott": "expected excess 0 (Morse-Bott manifold)"},
-    profiles={"full": {"dps": 40, "nodes": 120, "max_nodes": 240}},
-    configurations=softmix.Draws(draw_generic, quick=1, full=3),
-    independence="derived side: kernel of the attention-coordinate Hessian vs tangent dimension; stated side: not "
-    "Morse-Bott; shared: the Hessian code",
-)
-def cor_b_31(p: CorB31, ctx):
-    """theta* in Theta2 built exactly at dps digits (numerics.lda_landscape.theta2_mp); Hess R = J^T H~ J +
-    sum dR~_k grad^2 Phi_k by GH (n doubled until two rules agree to 1e-12 of the scale); kernel as in
-    prop-b.30; rank DPhi by SVD (singular values > 10^(10-dps) max); dim T Theta2 = (d^2+2d+1) - rank DPhi + 1;
-    the excess nullity - dim T Theta2 must be d, and Phi(theta*) must lie on E2."""
-    P = N.LDAProblem.from_params(p.lda)
-    if P.symmetric:
-        return softmix.part("numeric", [_undecided("m1 != -m_-1", "assumption violated: m1 = -m_-1")])
-    d, dps = P.d, p.dps
-    th = LL.theta2_mp(P, p.r_target, dps)
-    with workdps(dps):
-        z = N.phi(P, th, True)
-        r = z[d + 1]
-        if abs(r) < mpm.mpf(10) ** (5 - dps):
-            return softmix.part("numeric", [_undecided("r(theta*) != 0", "r(theta*) = 0 for the constructed theta*")])
-        _H, H2, qerr, scale, n = LC.adaptive_hessian(lambda m: N.hess_theta(P, th, m, dps)[2], p.nodes, p.max_nodes)
-        S = mpm.svd_r(mpm.matrix(N.dphi(P, th, True).tolist()), compute_uv=False)
-        sv = [S[i] for i in range(S.rows)]
-        rank = sum(1 for s in sv if s > mpm.mpf(10) ** (10 - dps) * max(sv))
-        dimT = N.theta_size(d) - rank + 1
-        expected = dimT + (0 if ctx.control("morse-bott") else d)
-        rows, nul, _tol = _kernel_rows(H2, dps, qerr, scale, expected, "nullity of Hess R (dim T Theta2 + excess)")
-        ws, bs = P.bayes(True)
-        sg = 1 / (1 + mpm.exp(-P.arrays(True)[5]))
-        on_E2 = max([abs(x) for x in z[d + 2 :]] + [abs(a - b) for a, b in zip(z[:d], ws)] + [abs(z[d] + r * sg - bs)])
-        rows.append(
-            {
-                "check": "Phi(theta*) on E2 (s = 0, w = w*, b + r sigma(s0) = b*)",
-                **softmix.Residual(dps=dps).decide(on_E2, 1),
-            }
-        )
-    rows.append(_bound("DPhi surjective: rank = 2d + 2", abs(rank - (2 * d + 2)), 0, rank=rank))
-    return softmix.outcome(
-        softmix.part("numeric", rows),
-        theta_star=[mpm.nstr(x, 15) for x in th],
-        dim_T_Theta2=dimT,
-        excess=nul - dimT,
-        nodes=n,
-    )

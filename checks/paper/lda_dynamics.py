@@ -6,7 +6,6 @@ fig-5) are in lda_figures.  References are public in softmix.numerics.lda_flow_r
 decided by a rule object (``Bound``, ``Residual``) or is an exact (SymPy) fact, with tolerances from the
 working precision or an RK4 step-doubling error estimate, fixed before the numbers are computed.
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,12 +13,10 @@ from dataclasses import dataclass, field
 import mpmath as mpm
 import numpy as np
 import sympy as sp
-from softmix.numerics import lda as N
-from softmix.numerics import lda_dynamics as D
-from softmix.numerics import lda_flow_references as FR
-from softmix.numerics.precision import workdps
 
 import softmix
+from softmix.numerics import lda as N, lda_dynamics as D, lda_flow_references as FR
+from softmix.numerics.precision import workdps
 
 from ..rules import ALPHA
 from .lda import start_check
@@ -60,9 +57,8 @@ def gradient_field(P, n, dps, double_v21=False):
         g = D.grad_theta_fast(P, th, n, dps)[1]
         if double_v21:
             g = g.copy()
-            g[d * d + d : d * d + 2 * d] = 2 * g[d * d + d : d * d + 2 * d]
+            g[d * d + d:d * d + 2 * d] = 2 * g[d * d + d:d * d + 2 * d]
         return -g
-
     return f
 
 
@@ -112,66 +108,45 @@ def _drift_row(label, quantity, field_, th0, T, h, dps, d):
         Q0 = quantity(a[0][1], d)
         drift = max(abs(quantity(x, d) - Q0) for _, x in a)
         err = max(_vnorm(x - y) for (_, x), (_, y) in zip(a, b)) * 16 / 15
-        floor = (
-            mpm.mpf(10) ** (10 - dps) * max(1, abs(Q0))
-            if dps is not None
-            else (len(a) - 1) * 1e-14 * max(1.0, abs(float(Q0)))
-        )
-        row = _bound(
-            f"{label}: conserved within the RK4 error bound",
-            drift,
-            10 * 2 * max(_vnorm(x) for _, x in a) * err + floor,
-            T=T,
-            h=h,
-            Q0=Q0,
-            step_doubling_error=err,
-        )
+        if dps is not None:
+            floor = mpm.mpf(10) ** (10 - dps) * max(1, abs(Q0))
+        else:
+            floor = (len(a) - 1) * 1e-14 * max(1.0, abs(float(Q0)))
+        row = _bound(f"{label}: conserved within the RK4 error bound", drift,
+                     10 * 2 * max(_vnorm(x) for _, x in a) * err + floor, T=T, h=h, Q0=Q0, step_doubling_error=err)
     return row, a
 
 
 @softmix.claim(
-    id="lemma-b.34",
-    title="Conserved balance ||U11||_F^2 - ||v21||^2 on T_K",
-    source=f"{SOURCE}, Lemma B.34",
-    section="lda",
-    kind="numeric",
+    id="lemma-b.34", title="Conserved balance ||U11||_F^2 - ||v21||^2 on T_K", source=f"{SOURCE}, Lemma B.34",
+    section="lda", kind="numeric",
     statement="Along gradient flow in T_K, ||U11(t)||_F^2 - ||v21(t)||^2 is constant",
     assumptions=(*_SYMBAL, "theta_0 in T_K"),
-    controls={
-        "wrong-v21-gradient": "flow with the v21-gradient doubled (a wrong gradient)",
-        "sum-not-balance": "claims ||U11||_F^2 + ||v21||^2 is conserved instead",
-    },
+    controls={"wrong-v21-gradient": "flow with the v21-gradient doubled (a wrong gradient)",
+              "sum-not-balance": "claims ||U11||_F^2 + ||v21||^2 is conserved instead"},
     profiles={"full": {"T_mp": 0.5, "T": 50.0, "h": 0.05}},
     # a drawn configuration costs ~3x the claim's quick time: drawn in full only
     configurations=softmix.Draws(draw_krylov, quick=0, full=3),
     independence="derived side: integrated gradient flow on T_K; stated side: conserved ||U11||_F^2 - ||v21||^2; "
-    "shared: the gradient code; the RK4 integrator against its exact amplification factor on a linear "
-    "field and the start's T_K membership exactly, shared: nothing",
-)
+                 "shared: the gradient code; the RK4 integrator against its exact amplification factor on a linear "
+                 "field and the start's T_K membership exactly, shared: nothing")
 def lemma_b_34(p: LemmaB34, ctx):
     """From an exact rational start in T_K (U11 = A (I - P_K), v21 = (I - P_K) z), RK4 at dps digits (short
     horizon) and in float64 (long horizon); the drift of Q must stay within the step-doubling error bound."""
     P = N.LDAProblem.from_params(p.lda)
     if symmetric_balanced_violations(P):
-        return softmix.part(
-            "numeric", [_undecided("symmetric balanced", f"violated: {symmetric_balanced_violations(P)}")]
-        )
+        bad = symmetric_balanced_violations(P)
+        return softmix.part("numeric", [_undecided("symmetric balanced", f"violated: {bad}")])
     d = P.d
     PK, dimK = _krylov(P)
     if dimK == d:
-        return softmix.part(
-            "numeric",
-            [
-                _undecided(
-                    "K != R^d", "K = R^d: T_K = {0}, nothing to conserve", to_settle="a configuration with dim K < d"
-                )
-            ],
-        )
+        return softmix.part("numeric", [_undecided("K != R^d", "K = R^d: T_K = {0}, nothing to conserve",
+                                                   to_settle="a configuration with dim K < d")])
     vals = D.random_tk_point(ctx.stream("theta0"), PK, d)
     inside, _ = FR.in_tk_exactly(vals, PK, d)
     rows = [_exact("theta_0 in T_K exactly (SymPy)", inside)] + _rk4_rows(p.dps)
     cU, cv = sp.Rational(1, d), sp.Rational(1, int(np.ceil(np.sqrt(d))))
-    vals = [x * cU for x in vals[: d * d]] + vals[d * d : d * d + d] + [x * cv for x in vals[d * d + d : -1]] + [0]
+    vals = [x * cU for x in vals[:d * d]] + vals[d * d:d * d + d] + [x * cv for x in vals[d * d + d:-1]] + [0]
     summed = ctx.control("sum-not-balance")
     quantity, qname = (D.factor_mass, "||U11||_F^2 + ||v21||^2") if summed else (D.balance, "||U11||_F^2 - ||v21||^2")
     figs = []
@@ -182,16 +157,9 @@ def lemma_b_34(p: LemmaB34, ctx):
         if dps is None:
             Q0 = quantity(traj[0][1], d)
             xs, ys = subsample([t for t, _ in traj], [max(abs(float(quantity(x, d) - Q0)), 1e-17) for _, x in traj])
-            figs.append(
-                {
-                    "title": f"lemma-b.34: |Q(t) - Q(0)|, Q = {qname} (float64 RK4, h={h})",
-                    "xlabel": "t",
-                    "ylabel": "|drift|",
-                    "xscale": "linear",
-                    "yscale": "log",
-                    "series": [{"label": "drift", "x": xs, "y": ys}],
-                }
-            )
+            figs.append({"title": f"lemma-b.34: |Q(t) - Q(0)|, Q = {qname} (float64 RK4, h={h})", "xlabel": "t",
+                         "ylabel": "|drift|", "xscale": "linear", "yscale": "log",
+                         "series": [{"label": "drift", "x": xs, "y": ys}]})
     return softmix.outcome(softmix.part("numeric", rows), dim_K=dimK, figures=figs)
 
 
@@ -218,22 +186,13 @@ def _krylov_reference_rows(P, n, dps, rng):
     rows = [_exact(f"P_K {k.replace('_', ' ')}", v) for k, v in FR.krylov_projector_facts(P, PK, dimK).items()]
     th = rng.standard_normal(N.theta_size(P.d))
     got, ref = D.tk_parts(th, P.d, D.projector_numeric(PK))[1], FR.distance_to_tk(th, P.d, D.projector_numeric(PK))
-    rows.append(
-        _bound(
-            "tk_parts out-of-T_K norm = least-squares distance to T_K",
-            abs(got - ref),
-            1e4 * EPS64 * max(1.0, float(np.linalg.norm(th))),
-        )
-    )
+    rows.append(_bound("tk_parts out-of-T_K norm = least-squares distance to T_K", abs(got - ref),
+                       1e4 * EPS64 * max(1.0, float(np.linalg.norm(th)))))
     thq = [mpm.mpf(int(k)) / 7 for k in rng.choice([-5, -4, -3, -2, -1, 1, 2, 3, 4, 5], N.theta_size(P.d))]
     with workdps(dps):
         a, b = D.grad_theta_fast(P, thq, n, dps)[1], N.grad_theta(P, thq, n, dps)[1]
-        rows.append(
-            {
-                "check": "grad_theta_fast = dense-Jacobian gradient",
-                **softmix.Residual(dps=dps).decide(max(abs(x - y) for x, y in zip(a, b)), max(abs(y) for y in b)),
-            }
-        )
+        rows.append({"check": "grad_theta_fast = dense-Jacobian gradient",
+                     **softmix.Residual(dps=dps).decide(max(abs(x - y) for x, y in zip(a, b)), max(abs(y) for y in b))})
     return rows
 
 
@@ -246,12 +205,8 @@ def _gradient_point_rows(P, PK, n, dps, rng, points):
         rows.append(_exact("the point lies in the subspace exactly", FR.in_tk_exactly(vals, PK, d)[0]))
         with workdps(dps):
             g = D.grad_theta_fast(P, D.to_theta(vals, dps), n, dps)[1]
-            rows.append(
-                {
-                    "check": "grad R(theta) in T_K",
-                    **softmix.Residual(dps=dps).decide(D.tk_parts(g, d, PKmp)[1], _vnorm(g)),
-                }
-            )
+            out = D.tk_parts(g, d, PKmp)[1]
+            rows.append({"check": "grad R(theta) in T_K", **softmix.Residual(dps=dps).decide(out, _vnorm(g))})
     return rows
 
 
@@ -277,11 +232,8 @@ def _flow_rows(P, PK, p, rng):
 
 
 @softmix.claim(
-    id="lemma-b.37",
-    title="The Krylov subspace T_K is invariant under gradient flow",
-    source=f"{SOURCE}, Lemma B.37 / Thm 3.6",
-    section="lda",
-    kind="numeric",
+    id="lemma-b.37", title="The Krylov subspace T_K is invariant under gradient flow",
+    source=f"{SOURCE}, Lemma B.37 / Thm 3.6", section="lda", kind="numeric",
     statement="T_K = {u12 = 0, v22 = 0, v21 in K^perp, U11 P_K = 0} is invariant: grad R(theta) in T_K for "
               "theta in T_K",
     assumptions=_SYMBAL,
@@ -289,9 +241,8 @@ def _flow_rows(P, PK, p, rng):
     profiles={"full": {"points": 5, "flow_max_d": 20, "T": 50.0}},
     configurations=softmix.Draws(draw_krylov, quick=1, full=3),
     independence="derived side: gradient at points of T_K; stated side: it stays in T_K; shared: the gradient code; "
-    "P_K and tk_parts against their definitions (exact, least squares), grad_theta_fast against the "
-    "dense Jacobian, shared: the effective gradient",
-)
+                 "P_K and tk_parts against their definitions (exact, least squares), grad_theta_fast against the "
+                 "dense Jacobian, shared: the effective gradient")
 def lemma_b_37(p: LemmaB37, ctx):
     """On the given configuration and (``extra``) DIAG3, ROT3, CAYLEY4: the gradient at random exact points
     of T_K has no component outside T_K, flows started in T_K stay there, and the Krylov projector,
@@ -301,26 +252,21 @@ def lemma_b_37(p: LemmaB37, ctx):
     for name, c in cfgs:
         P = N.LDAProblem.from_params(c)
         if symmetric_balanced_violations(P):
-            return softmix.part(
-                "numeric",
-                [_undecided("symmetric balanced", f"violated: {symmetric_balanced_violations(P)}", config=name)],
-            )
+            return softmix.part("numeric", [_undecided("symmetric balanced", "violated: "
+                                                                              "{symmetric_balanced_violations(P)}",
+                                                       config=name)])
         PK, dimK = _krylov(P, ctx.control("span-m-only"))
         dims[name] = dimK
         if dimK == P.d:  # T_K = {0}: trivially invariant
             continue
-        ref = ctx.data(
-            ("krylov-reference", name),
-            lambda r, P=P: _krylov_reference_rows(P, p.nodes, p.dps, r),
-            {"config": P.to_params(), "nodes": p.nodes, "dps": p.dps},
-        )
+        ref = ctx.data(("krylov-reference", name), lambda r, P=P: _krylov_reference_rows(P, p.nodes, p.dps, r),
+                       {"config": P.to_params(), "nodes": p.nodes, "dps": p.dps})
         new = ref + _gradient_point_rows(P, PK, p.nodes, p.dps, ctx.stream("points", name), p.points)
         if P.d <= p.flow_max_d:
             new += _flow_rows(P, PK, p, ctx.stream("flow", name))
         rows += [{**r, "config": name} for r in new]
-    return softmix.outcome(
-        softmix.part("numeric", rows), dim_K=dims, subspace="span(m)" if ctx.control("span-m-only") else "Krylov K"
-    )
+    return softmix.outcome(softmix.part("numeric", rows), dim_K=dims,
+                           subspace="span(m)" if ctx.control("span-m-only") else "Krylov K")
 
 
 # ---- Prop. B.35 -----------------------------------------------------------------------------------
@@ -336,20 +282,15 @@ _KINDS = [(False, False), (False, True), (True, False), (True, True)]
 
 
 @softmix.claim(
-    id="prop-b.35",
-    title="Krylov dimension criterion",
-    source=f"{SOURCE}, Prop. B.35",
-    section="lda",
-    kind="symbolic",
+    id="prop-b.35", title="Krylov dimension criterion", source=f"{SOURCE}, Prop. B.35", section="lda", kind="symbolic",
     statement="K = R^d iff Gamma has d distinct eigenvalues and m has a nonzero projection on every eigenspace",
     controls={"no-distinct-condition": "criterion without the 'd distinct eigenvalues' condition"},
     profiles={"full": {"trials": 40, "dims": [2, 3, 4, 5]}},
     configurations_note="the check draws its own cases from the run's seed: `trials` random (Gamma, m) per dimension "
-    "in `dims` and per kind (distinct or repeated eigenvalues, m touching every eigenspace or "
-    "not), Gamma = Q diag Q^T with a random rational Cayley Q; exact ranks, no quadrature",
+                        "in `dims` and per kind (distinct or repeated eigenvalues, m touching every eigenspace or "
+                        "not), Gamma = Q diag Q^T with a random rational Cayley Q; exact ranks, no quadrature",
     independence="derived side: exact rational Krylov ranks; stated side: the dimension criterion; shared: nothing; "
-    "the Cayley rotations are checked orthogonal exactly",
-)
+                 "the Cayley rotations are checked orthogonal exactly")
 def prop_b_35(p: PropB35, ctx):
     """Exact SymPy rank of [m, Gm, ..., G^{d-1} m] against the criterion from G.eigenvects() (exact
     eigenspaces; numerics.lda_flow_references.krylov_criterion) on a pinned case, the given configuration
@@ -365,48 +306,22 @@ def prop_b_35(p: PropB35, ctx):
         d = p.dims[i % len(p.dims)]
         kind = _KINDS[(i // len(p.dims)) % 4] if d > 1 else (False, False)
         G, m, Q = FR.random_krylov_case(rng, d, *kind)
-        rows.append(
-            _exact(
-                "Q is a rational rotation",
-                (Q.T * Q - sp.eye(d)).applyfunc(sp.cancel).is_zero_matrix and all(x.is_rational for x in Q),
-                d=d,
-            )
-        )
+        rows.append(_exact("Q is a rational rotation", (Q.T * Q - sp.eye(d)).applyfunc(sp.cancel).is_zero_matrix
+                           and all(x.is_rational for x in Q), d=d))
         cases.append((f"random d={d} repeated={kind[0]} missing={kind[1]}", G, m))
     for label, G, m in cases:
         d = G.shape[0]
         rank = D.krylov_matrix(G, m).rank()
         full, distinct, n_touch, n_eig = FR.krylov_criterion(G, m, ctx.control("no-distinct-condition"))
-        where = {
-            "case": label,
-            "d": d,
-            "krylov_rank": int(rank),
-            "distinct_eigenvalues": bool(distinct),
-            "eigenspaces_touched": int(n_touch),
-            "n_eigenspaces": int(n_eig),
-        }
-        rows.append(
-            _exact(
-                "rank = d iff the criterion holds",
-                (rank == d) == full,
-                criterion_says_full=bool(full),
-                **({} if (rank == d) == full else {"Gamma": sp.sstr(G), "m": sp.sstr(m.T)}),
-                **where,
-            )
-        )
+        where = {"case": label, "d": d, "krylov_rank": int(rank), "distinct_eigenvalues": bool(distinct),
+                 "eigenspaces_touched": int(n_touch), "n_eigenspaces": int(n_eig)}
+        rows.append(_exact("rank = d iff the criterion holds", (rank == d) == full, criterion_says_full=bool(full),
+                           **({} if (rank == d) == full else {"Gamma": sp.sstr(G), "m": sp.sstr(m.T)}), **where))
         rows.append(_exact("dim K = number of eigenspaces m touches", int(rank) == int(n_touch), **where))
-    return softmix.outcome(
-        softmix.part("symbolic", rows),
-        findings=[
-            {
-                "kind": "typo",
-                "where": "proof of Prop. B.35, second contraposition",
-                "detail": "'the projection of Delta m onto the eigenspace' should read 'of m' (harmless in the "
-                "symmetric "
-                "setting, Delta m = 2m)",
-            }
-        ],
-    )
+    return softmix.outcome(softmix.part("symbolic", rows), findings=[{
+        "kind": "typo", "where": "proof of Prop. B.35, second contraposition",
+        "detail": "'the projection of Delta m onto the eigenspace' should read 'of m' (harmless in the symmetric "
+                  "setting, Delta m = 2m)"}])
 
 
 # ---- Theorem 3.6 ----------------------------------------------------------------------------------
@@ -426,13 +341,9 @@ def fit_rows(check, t, y, fit):
     |value|) relative; with fewer than 3 points neither side fits."""
     ref = FR.exp_rate_reference(t, y, ALPHA)
     if ref["points"] < 3 or fit["points"] != ref["points"]:
-        return [
-            _exact(
-                check + " (points)",
-                fit["points"] == ref["points"] and (ref["points"] >= 3 or fit["rate"] is None),
-                points=ref["points"],
-            )
-        ]
+        same = fit["points"] == ref["points"] and (ref["points"] >= 3 or fit["rate"] is None)
+        return [_exact(check + " (points)", same,
+                       points=ref["points"])]
     got = [fit["rate"], fit["se"], fit["ci"][0], fit["ci"][1], fit["r2"]]
     want = [ref["rate"], ref["se"], ref["ci"][0], ref["ci"][1], ref["r2"]]
     return [_bound(check, max(abs(a - b) / max(1.0, abs(b)) for a, b in zip(got, want)), 1e-10, points=ref["points"])]
@@ -471,54 +382,37 @@ def _convergence_rows(P, PKf, th0, p, name):
     win = np.arange(last // 2, last + 1)
     fit = D.fit_exp_rate(ts[win], dw[win], ALPHA)
     gfit = D.fit_exp_rate(ts[win], np.maximum(gap[win], 0), ALPHA)
-    rate = (
-        [
-            _bound("rate of ||w_t - w*||: interval above 0", 0, fit["ci"][0], strict=True, fit=fit),
-            _bound("rate fit R^2 >= 0.95", 0.95, fit["r2"]),
-        ]
-        if fit["rate"] is not None
-        else [_exact("a rate of ||w_t - w*|| is fitted", False, fit=fit)]
-    )
-    rows = [
-        _bound("||w_T - w*|| <= 1e-2 ||w_0 - w*||", dw[-1], 1e-2 * dw[0]),
-        *rate,
-        _bound("risk gap drops 1000x", gap[-1], 1e-3 * max(gap[0], 1e-300), risk_gap_fit=gfit),
-        _bound("stays in T_K", out, 1e-8 * max(1.0, max(np.linalg.norm(x) for _, x in traj))),
-        *fit_rows("rate fit = scipy.stats.linregress", ts[win], dw[win], fit),
-        *fit_rows("risk-gap fit = scipy.stats.linregress", ts[win], np.maximum(gap[win], 0), gfit),
-    ]
+    rate = ([_bound("rate of ||w_t - w*||: interval above 0", 0, fit["ci"][0], strict=True, fit=fit),
+             _bound("rate fit R^2 >= 0.95", 0.95, fit["r2"])] if fit["rate"] is not None
+            else [_exact("a rate of ||w_t - w*|| is fitted", False, fit=fit)])
+    rows = [_bound("||w_T - w*|| <= 1e-2 ||w_0 - w*||", dw[-1], 1e-2 * dw[0]), *rate,
+            _bound("risk gap drops 1000x", gap[-1], 1e-3 * max(gap[0], 1e-300), risk_gap_fit=gfit),
+            _bound("stays in T_K", out, 1e-8 * max(1.0, max(np.linalg.norm(x) for _, x in traj))),
+            *fit_rows("rate fit = scipy.stats.linregress", ts[win], dw[win], fit),
+            *fit_rows("risk-gap fit = scipy.stats.linregress", ts[win], np.maximum(gap[win], 0), gfit)]
     xs, ys = subsample(ts, np.maximum(dw, 1e-16))
     xg, yg = subsample(ts, np.maximum(gap, 1e-16))
-    fig = {
-        "title": f"thm-3.6 ({name}, d={d}): convergence from U11=0, v21(0) in K^perp",
-        "xlabel": "t",
-        "ylabel": "distance / excess risk",
-        "xscale": "linear",
-        "yscale": "log",
-        "series": [{"label": "||w_t - w*||", "x": xs, "y": ys}, {"label": "R(theta_t) - R*", "x": xg, "y": yg}],
-    }
+    fig = {"title": f"thm-3.6 ({name}, d={d}): convergence from U11=0, v21(0) in K^perp", "xlabel": "t",
+           "ylabel": "distance / excess risk", "xscale": "linear", "yscale": "log",
+           "series": [{"label": "||w_t - w*||", "x": xs, "y": ys}, {"label": "R(theta_t) - R*", "x": xg, "y": yg}]}
     return [{**r, "config": name, "T": T} for r in rows], fig
 
 
 @softmix.claim(
-    id="thm-3.6",
-    title="Global exponential convergence on the Krylov subspace",
-    source=f"{SOURCE}, Thm 3.6 / App. B.12",
-    section="lda",
-    kind="numeric",
+    id="thm-3.6", title="Global exponential convergence on the Krylov subspace", source=f"{SOURCE}, Thm 3.6 / "
+                                                                                         "App. B.12",
+    section="lda", kind="numeric",
     statement="From U11 = 0, u12 = 0, v22 = 0, v21(0) in K^perp \\ {0}, the flow converges exponentially to theta_inf "
-    "in T_K with f_theta_inf = f*",
+              "in T_K with f_theta_inf = f*",
     assumptions=(*_SYMBAL, "K != R^d"),
-    controls={
-        "v21-in-K": "v21(0) = m (in K, hypothesis violated): the trajectory leaves T_K",
-        "v21-zero": "v21(0) = 0: stuck at the saddle, no convergence",
-    },
+    controls={"v21-in-K": "v21(0) = m (in K, hypothesis violated): the trajectory leaves T_K",
+              "v21-zero": "v21(0) = 0: stuck at the saddle, no convergence"},
     profiles={"full": {"T": 30.0, "nodes": 40}},
     # a drawn configuration adds ~the claim's quick time: drawn in full only
     configurations=softmix.Draws(draw_krylov, quick=0, full=3),
     independence="derived side: integrated flow on T_K from several starts; stated side: global exponential "
-    "convergence; shared: the gradient code; the rate fits against scipy.stats.linregress, shared: nothing",
-)
+                 "convergence; shared: the gradient code; the rate fits against scipy.stats.linregress, shared: "
+                 "nothing")
 def thm_3_6(p: Thm36, ctx):
     """From U11 = 0, u12 = 0, v22 = 0 and v21(0) drawn in K^perp (the start checked), on the given
     configuration and (``extra``) ROT3: the convergence rows of _convergence_rows."""
@@ -530,23 +424,17 @@ def thm_3_6(p: Thm36, ctx):
         bad = symmetric_balanced_violations(P)
         PK, dimK = _krylov(P) if not bad else (None, None)
         if bad or dimK == P.d:
-            return softmix.part(
-                "numeric", [_undecided("symmetric balanced, K != R^d", f"violated: {bad or 'K = R^d'}", config=name)]
-            )
+            return softmix.part("numeric", [_undecided("symmetric balanced, K != R^d", f"violated: {bad or 'K = R^d'}",
+                                                       config=name)])
         PKf = D.projector_numeric(PK)
         v = _v21_start(P, PKf, dimK, ctx.stream("v21", name), ctx)
         th0 = N.pack_theta(np.zeros((P.d, P.d)), np.zeros(P.d), v, 0.0)
         st = start_check(P, th0, "krylov") if not ctx.control("v21-zero") else {"passed": True, "kind": "control"}
         start = [_exact("start on T_K with U11 = 0, u12 = 0, v22 = 0", st["passed"], start=st, config=name)]
         if claim_run:
-            start.append(
-                _bound(
-                    "v21(0) in K^perp",
-                    float(np.linalg.norm(PKf @ v)),
-                    1e-10 * max(1.0, float(np.linalg.norm(v))),
-                    config=name,
-                )
-            )
+            nv = float(np.linalg.norm(v))
+            start.append(_bound("v21(0) in K^perp", float(np.linalg.norm(PKf @ v)), 1e-10 * max(1.0, nv),
+                                config=name))
         rows += start
         if not all(r["passed"] for r in start):
             break

@@ -6,17 +6,14 @@ the Bayes risk with difficulty).  Each reproduces the paper's configuration (C1 
 its starting points, its rate fits (against scipy) and its SGD (against a reference implementation and
 finite differences).
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
-from softmix.numerics import lda as N
-from softmix.numerics import lda_dynamics as D
-from softmix.numerics import lda_flow_references as FR
 
 import softmix
+from softmix.numerics import lda as N, lda_dynamics as D, lda_flow_references as FR
 
 from ..rules import ALPHA
 from .lda import draw_lda, start_check
@@ -58,7 +55,7 @@ def _gd_run(P, th, dist, p, rng, label):
     m = (t >= 0.1 * t[-1]) & (ds > p.floor)
     fit = D.fit_exp_rate(t[m], ds[m], ALPHA)
     worst = 0.0
-    for x in [x for _, x, _ in out][:: max(1, len(out) // 8)]:
+    for x in [x for _, x, _ in out][::max(1, len(out) // 8)]:
         z = N.phi(P, x)
         ref = FR.bayes_set_distances(P, z)
         got = (N.dist_E1(P, z), N.dist_E2(P, z))
@@ -76,41 +73,33 @@ def _rate_rows(res, reversed_):
     if reversed_:
         if r1["rate"] is None or r2["rate"] is None:
             return [{"check": "both rates fitted", "passed": False}]
-        return [
-            _bound("Theta2 rate interval above 0", 0, r2["ci"][0], strict=True),
-            _bound("Theta2 rate above the Theta1 rate", r1["ci"][1], r2["ci"][0], strict=True),
-        ]
+        return [_bound("Theta2 rate interval above 0", 0, r2["ci"][0], strict=True),
+                _bound("Theta2 rate above the Theta1 rate", r1["ci"][1], r2["ci"][0], strict=True)]
     if r1["rate"] is None:
         return [{"check": "Theta1 rate fitted", "passed": False}]
     # a clear decrease (halved): at the quick horizon the Theta1 rate (~0.0055 on C1) predicts a factor 0.11,
     # so "divided by 10" failed on some perturbations (seed 8131: 6.8x)
-    rows = [
-        _bound("Theta1 rate interval above 0", 0, r1["ci"][0], strict=True, rate=r1),
-        _bound("Theta1 distance at least halved", d1_T, 0.5 * d1_0),
-    ]
+    rows = [_bound("Theta1 rate interval above 0", 0, r1["ci"][0], strict=True, rate=r1),
+            _bound("Theta1 distance at least halved", d1_T, 0.5 * d1_0)]
     if r2["rate"] is not None:
         rows.append(_bound("Theta1 rate above the Theta2 rate", r2["ci"][1], r1["ci"][0], strict=True, rate_Theta2=r2))
     return rows
 
 
 @softmix.claim(
-    id="fig-1",
-    title="GD converges exponentially near Theta1, markedly slower near Theta2",
-    source=f"{SOURCE}, Fig. 1 / Table 3 / App. B.13",
-    section="lda",
-    kind="experiment",
+    id="fig-1", title="GD converges exponentially near Theta1, markedly slower near Theta2",
+    source=f"{SOURCE}, Fig. 1 / Table 3 / App. B.13", section="lda", kind="experiment",
     statement="Population GD from 1e-6-perturbations of a Theta1 point and a Theta2 point: distance to E1 decays "
-    "exponentially, distance to E2 markedly slower",
+              "exponentially, distance to E2 markedly slower",
     assumptions=("m1 != -m_-1", "pi_+ != 1/2"),
     controls={"reversed": "claims the Theta2 rate exceeds the Theta1 rate"},
     profiles={"full": {"step": 1e-4, "steps": 600000}},
     configurations_note="specific to the paper's configuration: reproduces Fig. 1 (configuration C1, d = 2, the "
-    "initialisations of Table 3); the general statements behind it (thm-3.5, cor-b.31) draw "
-    "configurations",
+                        "initialisations of Table 3); the general statements behind it (thm-3.5, cor-b.31) draw "
+                        "configurations",
     independence="derived side: GD trajectories near Theta1 and Theta2; stated side: fast vs slow convergence of Fig. "
-    "1; shared: the risk code; the rate fits against scipy.stats.linregress and dist_E1 / dist_E2 against "
-    "least-squares projections, shared: nothing",
-)
+                 "1; shared: the risk code; the rate fits against scipy.stats.linregress and dist_E1 / dist_E2 against "
+                 "least-squares projections, shared: nothing")
 def fig_1(p: Fig1, ctx):
     """Theta1 start: numerics.lda.construct_theta1 (r = 0, w = w*, b = b*, s != 0; an equivalent Theta1^reg
     point: Table 3's row theta^(1) is garbled); Theta2 start: Lemma B.3 case 1 = Table 3 row theta^(2).  Log
@@ -130,36 +119,18 @@ def fig_1(p: Fig1, ctx):
         rows += impl
         series.append(dict(s, **dict(zip(("x", "y"), subsample(s["x"], s["y"])))))
     rows += _rate_rows(res, ctx.control("reversed"))
-    findings = [
-        {
-            "kind": "garbled source (conversion)",
-            "where": "Table 3, row theta^(1)",
-            "detail": "entries unreadable (U11 shows '1 0 / 2b*', u12 '10 10', v21 '2b 0', v22 '-b*'); consistent "
-            "reading v21 = (2b*, 0), v22 = -b* gives b = b*, r = 0 on C1; the Theta1 start here is "
-            "numerics.lda.construct_theta1, an equivalent Theta1^reg point",
-        },
-        {
-            "kind": "checked, no discrepancy",
-            "where": "Table 3, row theta^(2), v22",
-            "detail": "(v21^T m_-1 - b* + pi v21^T dm)/(1 - 2 pi) agrees with eq. (7) and Lemma B.3 case 1",
-        },
-    ]
-    fig = {
-        "title": "fig-1: effective distance under population GD (C1)",
-        "xlabel": "t = k * step",
-        "ylabel": "distance to E1 / E2",
-        "xscale": "linear",
-        "yscale": "log",
-        "series": series,
-    }
-    return softmix.outcome(
-        softmix.part("numeric", rows),
-        findings=findings,
-        figures=[fig],
-        theta1=th1.tolist(),
-        theta2=th2.tolist(),
-        protocol=f"population GD (GH, {p.nodes} nodes per projected direction), step {p.step}, {p.steps} steps",
-    )
+    findings = [{"kind": "garbled source (conversion)", "where": "Table 3, row theta^(1)",
+                 "detail": "entries unreadable (U11 shows '1 0 / 2b*', u12 '10 10', v21 '2b 0', v22 '-b*'); consistent "
+                           "reading v21 = (2b*, 0), v22 = -b* gives b = b*, r = 0 on C1; the Theta1 start here is "
+                           "numerics.lda.construct_theta1, an equivalent Theta1^reg point"},
+                {"kind": "checked, no discrepancy", "where": "Table 3, row theta^(2), v22",
+                 "detail": "(v21^T m_-1 - b* + pi v21^T dm)/(1 - 2 pi) agrees with eq. (7) and Lemma B.3 case 1"}]
+    fig = {"title": "fig-1: effective distance under population GD (C1)", "xlabel": "t = k * step",
+           "ylabel": "distance to E1 / E2", "xscale": "linear", "yscale": "log", "series": series}
+    return softmix.outcome(softmix.part("numeric", rows), findings=findings, figures=[fig],
+                           theta1=th1.tolist(), theta2=th2.tolist(),
+                           protocol=f"population GD (GH, {p.nodes} nodes per projected direction), step {p.step}, "
+                                    f"{p.steps} steps")
 
 
 # ---- Figures 4 and 5 --------------------------------------------------------------------------------
@@ -208,14 +179,8 @@ def _fig_spec(title, runs):
     for i, (k, ex) in enumerate(runs):
         xs, ys = subsample(k, np.maximum(ex, 1e-12))
         series.append({"label": f"replicate {i}", "x": xs, "y": ys})
-    return {
-        "title": title,
-        "xlabel": "SGD step",
-        "ylabel": "excess population risk",
-        "xscale": "linear",
-        "yscale": "log",
-        "series": series,
-    }
+    return {"title": title, "xlabel": "SGD step", "ylabel": "excess population risk", "xscale": "linear",
+            "yscale": "log", "series": series}
 
 
 def _sgd_reference_rows(P, ctx):
@@ -223,134 +188,84 @@ def _sgd_reference_rows(P, ctx):
     balanced, isotropic, so several blocks coincide there) and on one drawn generic configuration (d = 3),
     made once per seed: sgd_fast = numerics.lda.sgd_attention step by step (<= 1e-12 max(1, scale)), and its
     first step = minus the step times central differences of the batch loss (<= 1e-6 max(1, |grad|))."""
-
     def make(rng):
         drawn = N.LDAProblem.from_params(draw_lda(rng, {"lda": {"m1": [0, 0, 0]}}, 0)["lda"])
         return [FR.sgd_step_references(Q, rng) for Q in (P, drawn)]
-
     rows = []
     for r in ctx.data("sgd-reference", make, {"config": P.to_params()}):
-        rows += [
-            {"check": "sgd_fast and sgd_attention record the same steps", "passed": r["same_steps"]},
-            {
-                "check": "sgd_fast = sgd_attention (same stream)",
-                **softmix.Residual(dps=16, guard=4).decide(r["sgd_residual"], r["sgd_scale"]),
-            },
-            {
-                "check": "first SGD step = central differences of the batch loss",
-                **softmix.Residual(dps=6, guard=0).decide(r["fd_residual"], r["grad_norm"]),
-            },
-        ]
+        rows += [{"check": "sgd_fast and sgd_attention record the same steps", "passed": r["same_steps"]},
+                 {"check": "sgd_fast = sgd_attention (same stream)",
+                  **softmix.Residual(dps=16, guard=4).decide(r["sgd_residual"], r["sgd_scale"])},
+                 {"check": "first SGD step = central differences of the batch loss",
+                  **softmix.Residual(dps=6, guard=0).decide(r["fd_residual"], r["grad_norm"])}]
     return rows
 
 
 def _tail(ex, frac=0.1):
-    return float(np.mean(ex[-max(1, int(round(frac * len(ex)))) :]))
+    return float(np.mean(ex[-max(1, int(round(frac * len(ex)))):]))
 
 
 @softmix.claim(
-    id="fig-5",
-    title="SGD from U11=0, u12=0, v22=0, v21~N(0,I) reaches near-Bayes risk",
-    source=f"{SOURCE}, Fig. 5 / App. B.13",
-    section="lda",
-    kind="experiment",
+    id="fig-5", title="SGD from U11=0, u12=0, v22=0, v21~N(0,I) reaches near-Bayes risk",
+    source=f"{SOURCE}, Fig. 5 / App. B.13", section="lda", kind="experiment",
     statement="d = 20 (C2), SGD step 1e-2: rapid decrease toward a small excess risk",
-    assumptions=_SYMBAL,
-    controls={"step-zero": "same run with step size 0"},
-    profiles={"full": _SGD_FULL},
+    assumptions=_SYMBAL, controls={"step-zero": "same run with step size 0"}, profiles={"full": _SGD_FULL},
     configurations_note="specific to the paper's configuration: reproduces Fig. 5 (configuration C2, d = 20, SGD step "
-    "1e-2, Table 3); the general statement behind it (thm-3.6) draws configurations",
+                        "1e-2, Table 3); the general statement behind it (thm-3.6) draws configurations",
     independence="derived side: SGD in d = 20 from the paper's start; stated side: near-Bayes risk of Fig. 5; shared: "
-    "the risk code; the SGD against numerics.lda.sgd_attention on the same stream and its step against "
-    "central differences of the batch loss of f_theta, shared: the sampling stream",
-)
+                 "the risk code; the SGD against numerics.lda.sgd_attention on the same stream and its step against "
+                 "central differences of the batch loss of f_theta, shared: the sampling stream")
 def fig_5(p: Fig5, ctx):
     """Online SGD (fresh samples), population risk by projected GH every eval_every steps: every replicate's
     mean excess risk over the last 10 % of checkpoints <= initial / 10 and <= threshold."""
     P = N.LDAProblem.from_params(p.lda)
     if symmetric_balanced_violations(P):
-        return softmix.part(
-            "numeric",
-            [
-                {
-                    "check": "symmetric balanced",
-                    "passed": None,
-                    "reason": f"violated: {symmetric_balanced_violations(P)}",
-                }
-            ],
-        )
+        return softmix.part("numeric", [{"check": "symmetric balanced", "passed": None,
+                                         "reason": f"violated: {symmetric_balanced_violations(P)}"}])
     step = 0.0 if ctx.control("step-zero") else p.step
     runs, Rst, starts = sgd_runs(P, p, ctx.stream, "fig-5", step)
     rows = _start_rows(starts) + _sgd_reference_rows(P, ctx)
     for i, (_k, ex) in enumerate(runs):
-        rows.append(
-            _bound(
-                f"replicate {i}: tail excess <= min(initial / 10, threshold)",
-                _tail(ex),
-                min(float(ex[0]) / 10, p.threshold),
-                initial_excess=float(ex[0]),
-            )
-        )
-    return softmix.outcome(
-        softmix.part("numeric", rows),
-        bayes_risk_quadrature=Rst,
-        figures=[_fig_spec("fig-5: SGD from U11=0, u12=0, v22=0, v21~N(0,I) (C2)", runs)],
-        protocol=f"online SGD, step {step}, batch {p.batch}, {p.steps} steps, fresh samples",
-    )
+        rows.append(_bound(f"replicate {i}: tail excess <= min(initial / 10, threshold)", _tail(ex),
+                           min(float(ex[0]) / 10, p.threshold), initial_excess=float(ex[0])))
+    return softmix.outcome(softmix.part("numeric", rows), bayes_risk_quadrature=Rst,
+                           figures=[_fig_spec("fig-5: SGD from U11=0, u12=0, v22=0, v21~N(0,I) (C2)", runs)],
+                           protocol=f"online SGD, step {step}, batch {p.batch}, {p.steps} steps, fresh samples")
 
 
 @softmix.claim(
-    id="fig-4",
-    title="All-Gaussian initialisation approaches the Bayes risk with difficulty",
-    source=f"{SOURCE}, Fig. 4 / App. B.13",
-    section="lda",
-    kind="experiment",
+    id="fig-4", title="All-Gaussian initialisation approaches the Bayes risk with difficulty",
+    source=f"{SOURCE}, Fig. 4 / App. B.13", section="lda", kind="experiment",
     statement="d = 20 (C2), SGD step 1e-2 from all-Gaussian parameters: excess risk stays above the fig-5 run at "
-    "matched steps",
-    assumptions=_SYMBAL,
-    controls={"reversed": "claims the all-Gaussian run is below the fig-5 run"},
+              "matched steps",
+    assumptions=_SYMBAL, controls={"reversed": "claims the all-Gaussian run is below the fig-5 run"},
     profiles={"full": _SGD_FULL},
     configurations_note="specific to the paper's configuration: reproduces Fig. 4 (configuration C2, d = 20, SGD step "
-    "1e-2, all-Gaussian start, Table 3)",
+                        "1e-2, all-Gaussian start, Table 3)",
     independence="derived side: SGD in d = 20 from an all-Gaussian start; stated side: slow approach of Fig. 4; "
                  "shared: "
-    "the risk code",
-)
+                 "the risk code")
 def fig_4(p: Fig4, ctx):
     """Paired replicates (fig-4 and fig-5 starts, matched steps), made once per (seed, parameters) and shared
     with the control (a reversal decided on runs of its own could be chance, seed 8156): averaged over the
     pairs, the mean excess risk over the second half of the checkpoints is lower for the fig-5 start."""
     P = N.LDAProblem.from_params(p.lda)
     if symmetric_balanced_violations(P):
-        return softmix.part(
-            "numeric",
-            [
-                {
-                    "check": "symmetric balanced",
-                    "passed": None,
-                    "reason": f"violated: {symmetric_balanced_violations(P)}",
-                }
-            ],
-        )
+        return softmix.part("numeric", [{"check": "symmetric balanced", "passed": None,
+                                         "reason": f"violated: {symmetric_balanced_violations(P)}"}])
 
     def make(_rng):
         r4, Rst, s4 = sgd_runs(P, p, ctx.stream, "fig-4", p.step)
         r5, _, s5 = sgd_runs(P, p, ctx.stream, "fig-5", p.step)
         return r4, r5, Rst, s4 + s5
-
     r4, r5, Rst, starts = ctx.data("fig-4-runs", make, p)
     rows = _start_rows(starts)
-    m4 = float(np.mean([np.mean(e[len(k) // 2 :]) for k, e in r4]))
-    m5 = float(np.mean([np.mean(e[len(k) // 2 :]) for k, e in r5]))
+    m4 = float(np.mean([np.mean(e[len(k) // 2:]) for k, e in r4]))
+    m5 = float(np.mean([np.mean(e[len(k) // 2:]) for k, e in r5]))
     if ctx.control("reversed"):
         rows.append(_bound("mean second-half excess: all-Gaussian below fig-5", m4, m5, strict=True))
     else:
         rows.append(_bound("mean second-half excess: fig-5 below all-Gaussian", m5, m4, strict=True))
-    return softmix.outcome(
-        softmix.part("numeric", rows),
-        bayes_risk_quadrature=Rst,
-        figures=[
-            _fig_spec("fig-4: SGD from all-Gaussian initialisation (C2)", r4),
-            _fig_spec("fig-4 vs fig-5 (paired): fig-5 initialisation", r5),
-        ],
-    )
+    return softmix.outcome(softmix.part("numeric", rows), bayes_risk_quadrature=Rst,
+                           figures=[_fig_spec("fig-4: SGD from all-Gaussian initialisation (C2)", r4),
+                                    _fig_spec("fig-4 vs fig-5 (paired): fig-5 initialisation", r5)])

@@ -9,19 +9,16 @@ run (numerics.memo, streams of the seed only): the controls change only which tr
 evaluated at which prompt length.  The layer's pieces are decided against the references of
 numerics.lda_finite_prompt_references.
 """
-
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from softmix.numerics import lda as N
-from softmix.numerics import lda_finite_prompt as F
-from softmix.numerics import lda_finite_prompt_references as FPR
-from softmix.numerics.memo import remember
 
 import softmix
+from softmix.numerics import lda as N, lda_finite_prompt as F, lda_finite_prompt_references as FPR
+from softmix.numerics.memo import remember
 
 from ..fits import fit_loglog_slope
 from ..rules import z_critical
@@ -59,11 +56,9 @@ def _trained(ctx, p, P, L, r):
     key = (ctx.claim_id, int(ctx.seed), json.dumps(asdict(p), sort_keys=True, default=str), int(L), int(r))
 
     def make():
-        th, losses = F.sgd_finite_prompt(
-            P, _theta0(ctx, P), int(L), p.step, p.steps, p.batch, ctx.stream("sgd", int(L), int(r)), p.average_from
-        )
-        return th, float(losses[-max(1, len(losses) // 10) :].mean())
-
+        th, losses = F.sgd_finite_prompt(P, _theta0(ctx, P), int(L), p.step, p.steps, p.batch,
+                                         ctx.stream("sgd", int(L), int(r)), p.average_from)
+        return th, float(losses[-max(1, len(losses) // 10):].mean())
     return remember("lda-finite-prompt.trained", key, make)
 
 
@@ -74,21 +69,13 @@ def _theta0(ctx, P):
 
 def _evaluated(ctx, p, P, L_train, L_eval, r):
     """(gap, se) of theta_{L_train} (replicate r; theta_0 when L_train is None) on prompts of length L_eval."""
-    key = (
-        ctx.claim_id,
-        int(ctx.seed),
-        json.dumps(asdict(p), sort_keys=True, default=str),
-        int(L_train or 0),
-        int(L_eval),
-        int(r),
-    )
+    key = (ctx.claim_id, int(ctx.seed), json.dumps(asdict(p), sort_keys=True, default=str), int(L_train or 0),
+           int(L_eval), int(r))
 
     def make():
         th = _trained(ctx, p, P, L_train, r)[0] if L_train is not None else _theta0(ctx, P)
-        return F.excess_risk_mc(
-            P, th, int(L_eval), int(p.n_eval), ctx.stream("eval", int(L_train or 0), int(L_eval), int(r))
-        )
-
+        rng = ctx.stream("eval", int(L_train or 0), int(L_eval), int(r))
+        return F.excess_risk_mc(P, th, int(L_eval), int(p.n_eval), rng)
     return remember("lda-finite-prompt.evaluated", key, make)
 
 
@@ -97,39 +84,26 @@ def _implementation_rows(P, ctx, n_law, alpha):
     per seed: predict vs the generic attention (<= 1e-12 max(1, |f|)); the hand gradient vs central differences
     (<= 1e-6 max(1, |g|)) and the loss (<= 1e4 eps max(1, |loss|)); the KL vs 30 digits (<= 100 eps (1 + |t| +
     |f|)); excess_risk_mc and sgd_finite_prompt replayed on their streams; the samplers' token law z-tested."""
-
     def make(rng):
         drawn = N.LDAProblem.from_params(draw_lda(rng, {"lda": {"m1": [0, 0, 0]}}, 0)["lda"])
         return [(Q.to_params(), FPR.implementation_residuals(Q, rng, n_law)) for Q in (P, drawn)]
-
     rows, law = [], [[], [], [], []]
     for cfg, r in ctx.data("implementation", make, {"config": P.to_params(), "n_law": n_law}):
-        rows += [
-            {
-                "check": "predict = generic finite-prompt attention",
-                **softmix.Residual(dps=16, guard=4).decide(*r["predict"]),
-            },
-            {"check": "loss_grad = central differences", **softmix.Residual(dps=6, guard=0).decide(*r["gradient"])},
-            {
-                "check": "loss = reference loss",
-                **softmix.Bound().decide(r["loss"][0], 1e4 * EPS * max(1.0, r["loss"][1])),
-            },
-            {"check": "kl_bernoulli_logit = 30-digit KL", **softmix.Bound().decide(r["kl"][0], 100 * EPS)},
-            {"check": "excess_risk_mc replayed", **softmix.Residual(dps=16, guard=4).decide(*r["excess_risk_mc"])},
-            {"check": "sgd_finite_prompt replayed", **softmix.Residual(dps=6, guard=0).decide(*r["sgd_finite_prompt"])},
-        ]
+        twelve, six = softmix.Residual(dps=16, guard=4), softmix.Residual(dps=6, guard=0)
+        rows += [{"check": "predict = generic finite-prompt attention", **twelve.decide(*r["predict"])},
+                 {"check": "loss_grad = central differences", **six.decide(*r["gradient"])},
+                 {"check": "loss = reference loss",
+                  **softmix.Bound().decide(r["loss"][0], 1e4 * EPS * max(1.0, r["loss"][1]))},
+                 {"check": "kl_bernoulli_logit = 30-digit KL", **softmix.Bound().decide(r["kl"][0], 100 * EPS)},
+                 {"check": "excess_risk_mc replayed", **softmix.Residual(dps=16, guard=4).decide(*r["excess_risk_mc"])},
+                 {"check": "sgd_finite_prompt replayed", **six.decide(*r["sgd_finite_prompt"])}]
         rows = [dict(x, config=cfg) if "config" not in x else x for x in rows]
         for k in range(4):
             law[k] += r["token_law"][k]
     labels_ok = not any(n_.endswith("labels in {-1, 1}") for n_ in law[3])
     rows.append({"check": "labels in {-1, 1}", "passed": labels_ok})
-    rows.append(
-        {
-            "check": "token law of the samplers",
-            "entries": law[3],
-            **softmix.ZTest(alpha, name="token law of the samplers (per-class moments)").decide(*law[:3]),
-        }
-    )
+    rows.append({"check": "token law of the samplers", "entries": law[3],
+                 **softmix.ZTest(alpha, name="token law of the samplers (per-class moments)").decide(*law[:3])})
     return rows
 
 
@@ -138,25 +112,15 @@ def _per_L(ctx, p, P, Rst):
     for L in p.Ls:
         L_train = 1 if ctx.control("train-L1") else L
         L_eval = p.Ls[0] if ctx.control("eval-at-smallest-L") else L
-        runs = [
-            (_trained(ctx, p, P, L_train, r), _evaluated(ctx, p, P, L_train, L_eval, r)) for r in range(p.replicates)
-        ]
+        runs = [(_trained(ctx, p, P, L_train, r), _evaluated(ctx, p, P, L_train, L_eval, r))
+                for r in range(p.replicates)]
         gaps, ses = np.array([e[0] for _t, e in runs]), np.array([e[1] for _t, e in runs])
         R = p.replicates
         # evaluation MC error; with replicates also the between-run (training) spread (conservative)
-        se = float(np.sqrt(np.mean(ses**2) / R + (gaps.var(ddof=1) / R if R > 1 else 0.0)))
-        rows.append(
-            {
-                "L": L,
-                "L_train": L_train,
-                "L_eval": L_eval,
-                "gap": float(gaps.mean()),
-                "se": se,
-                "population_gap": float(np.mean([float(N.risk_theta(P, t[0], p.nodes)) - Rst for t, _e in runs])),
-                "train_loss_last10pct": float(np.mean([t[1] for t, _e in runs])),
-                "theta": runs[0][0][0].tolist(),
-            }
-        )
+        se = float(np.sqrt(np.mean(ses ** 2) / R + (gaps.var(ddof=1) / R if R > 1 else 0.0)))
+        rows.append({"L": L, "L_train": L_train, "L_eval": L_eval, "gap": float(gaps.mean()), "se": se,
+                     "population_gap": float(np.mean([float(N.risk_theta(P, t[0], p.nodes)) - Rst for t, _e in runs])),
+                     "train_loss_last10pct": float(np.mean([t[1] for t, _e in runs])), "theta": runs[0][0][0].tolist()})
     return rows
 
 
@@ -165,35 +129,11 @@ def _decrease_row(g, s, alpha):
     it lies above 0, otherwise inconclusive."""
     diff, comb = float(g[-1] - g[0]), float(np.hypot(s[0], s[-1]))
     zc = z_critical(1, alpha, 2)
-    row = {
-        "check": "(a) gap(L_max) < gap(L_min), significantly",
-        "difference": diff,
-        "se": comb,
-        "alpha": alpha,
-        **softmix.Bound(strict=True).decide(diff + zc * comb, 0),
-    }
+    row = {"check": "(a) gap(L_max) < gap(L_min), significantly", "difference": diff, "se": comb, "alpha": alpha,
+           **softmix.Bound(strict=True).decide(diff + zc * comb, 0)}
     if not row["passed"] and diff - zc * comb <= 0:
         row.update(passed=None, verdict="inconclusive", reason="neither a significant decrease nor an increase")
     return row
-
-
-def _figure(Ls, g, per_L, fit, delta0):
-    """The figure of the claim: finite- and infinite-prompt excess risks against L, the fit and kappa's line."""
-    return {
-        "title": "lda-finite-prompt: excess risk of the trained layer vs prompt length",
-        "xlabel": "prompt length L",
-        "ylabel": "excess logistic risk",
-        "xscale": "log",
-        "yscale": "log",
-        "series": [
-            {"label": "finite-prompt R_L(theta_L) - R* (MC)", "x": Ls, "y": g.tolist()},
-            {"label": "infinite-prompt R(theta_L) - R* (quadrature)", "x": Ls,
-             "y": [max(r["population_gap"], 1e-12) for r in per_L]},
-            {"label": f"fit slope {fit['slope']:.3g}", "x": Ls,
-             "y": [float(g[0] * (L / Ls[0]) ** fit["slope"]) for L in Ls]},
-            {"label": f"{KAPPA:g} x (H(pi) - R*)", "x": [Ls[0], Ls[-1]], "y": [KAPPA * delta0] * 2},
-        ],
-    }
 
 
 @softmix.claim(
@@ -201,37 +141,24 @@ def _figure(Ls, g, per_L, fit, delta0):
     title="Finite-prompt training: the trained excess risk approaches the population optimum as L grows",
     source=f"{SOURCE}, Sec. 3 with finite prompts (beyond the paper: Sec. 2 law of large numbers, Sec. 5 outlook)",
     statement="Training the finite-prompt attention layer (eq. (12) blocks, query (x, 0)) by SGD at several prompt "
-    "lengths L from the same initialisation, the excess risk R_L(theta_L) - R* falls toward 0 as L grows",
-    section="lda",
-    kind="experiment",
-    assumptions=(
-        "tokens (X_i, Y_i) i.i.d. from mu_LDA, independent of the query",
-        "same initialisation, step size, batch and number of steps at every L",
-        "R* = infinite-prompt Bayes risk (attained by the layer, Sec. 3)",
-    ),
-    controls={
-        "train-L1": "every theta_L replaced by the parameter trained on L = 1 prompts (the attention gradient "
-        "vanishes at L = 1): no improvement with L",
-        "eval-at-smallest-L": "each theta_L evaluated on prompts of the smallest length instead of L",
-    },
-    profiles={
-        "full": {
-            "Ls": [2, 4, 8, 16, 32, 64, 128, 256, 512],
-            "steps": 4000,
-            "batch": 64,
-            "replicates": 3,
-            "n_eval": 40000,
-        }
-    },
+              "lengths L from the same initialisation, the excess risk R_L(theta_L) - R* falls toward 0 as L grows",
+    section="lda", kind="experiment",
+    assumptions=("tokens (X_i, Y_i) i.i.d. from mu_LDA, independent of the query",
+                 "same initialisation, step size, batch and number of steps at every L",
+                 "R* = infinite-prompt Bayes risk (attained by the layer, Sec. 3)"),
+    controls={"train-L1": "every theta_L replaced by the parameter trained on L = 1 prompts (the attention gradient "
+                          "vanishes at L = 1): no improvement with L",
+              "eval-at-smallest-L": "each theta_L evaluated on prompts of the smallest length instead of L"},
+    profiles={"full": {"Ls": [2, 4, 8, 16, 32, 64, 128, 256, 512], "steps": 4000, "batch": 64, "replicates": 3,
+                       "n_eval": 40000}},
     configurations_note="an SGD experiment on the package's configuration C1 only (no drawn configuration: each "
-    "configuration costs a full training run per prompt length); the infinite-prompt statements it "
-    "builds on (lemma-b.3, lemma-b.4, thm-3.5) draw configurations",
+                        "configuration costs a full training run per prompt length); the infinite-prompt statements it "
+                        "builds on (lemma-b.3, lemma-b.4, thm-3.5) draw configurations",
     independence="derived side: SGD on finite prompts and Monte Carlo excess risk; stated side: population optimum "
-    "approached as L grows; shared: the risk code; predict against the generic finite-prompt attention, "
-    "its gradient against central differences, the KL at 30 digits, excess_risk_mc and sgd_finite_prompt "
-    "replayed on their streams with those references, the samplers' token law z-tested, shared: the "
-    "sampling streams",
-)
+                 "approached as L grows; shared: the risk code; predict against the generic finite-prompt attention, "
+                 "its gradient against central differences, the KL at 30 digits, excess_risk_mc and sgd_finite_prompt "
+                 "replayed on their streams with those references, the samplers' token law z-tested, shared: the "
+                 "sampling streams")
 def lda_finite_prompt(p: LdaFinitePrompt, ctx):
     """Online SGD on fresh prompts and queries at every step; theta_L the Polyak average after average_from of
     the steps; excess risk at L the Monte Carlo mean of KL(eta(x) || sigma(f_L(x))) over n_eval pairs.  Rules:
@@ -245,54 +172,32 @@ def lda_finite_prompt(p: LdaFinitePrompt, ctx):
     delta0 = -(pi * np.log(pi) + (1 - pi) * np.log(1 - pi)) - Rst
     per_L = _per_L(ctx, p, P, Rst)
     g, s = np.array([r["gap"] for r in per_L]), np.array([r["se"] for r in per_L])
-    extra = {
-        "per_L": per_L,
-        "R_star": Rst,
-        "R_star_quadrature_error": float(Rerr),
-        "kappa": KAPPA,
-        "baseline_gap_constant_predictor": delta0,
-        "initial_gap_at_smallest_L": _evaluated(ctx, p, P, None, p.Ls[0], 0)[0],
-    }
+    extra = {"per_L": per_L, "R_star": Rst, "R_star_quadrature_error": float(Rerr), "kappa": KAPPA,
+             "baseline_gap_constant_predictor": delta0,
+             "initial_gap_at_smallest_L": _evaluated(ctx, p, P, None, p.Ls[0], 0)[0]}
     if np.any(g <= 0) or np.any(s <= 0) or not np.all(np.isfinite(g)):
-        return softmix.outcome(
-            softmix.part(
-                "monte-carlo",
-                [
-                    {
-                        "check": "positive gaps and standard errors",
-                        "passed": None,
-                        "reason": "non-positive gap or standard error",
-                    }
-                ],
-            ),
-            **extra,
-        )
+        row = {"check": "positive gaps and standard errors", "passed": None,
+               "reason": "non-positive gap or standard error"}
+        return softmix.outcome(softmix.part("monte-carlo", [row]), **extra)
     fam = softmix.AlphaFamily()
     impl = _implementation_rows(P, ctx, int(p.n_law), fam.split("token-law", 0.1))
     slope_decides = p.replicates > 1
     rows = [_decrease_row(g, s, fam.split("decrease", 0.5) if slope_decides else fam.rest("decrease"))]
     if slope_decides:
-        rows.append(
-            {
-                "check": "(b) log-log slope below 0",
-                **softmix.SlopeRule(
-                    fam.rest("slope"), target=0.0, mode="below", gof=False, name="(b) log-log slope of the gap"
-                ).decide(p.Ls, g, s, n_samples=p.replicates),
-            }
-        )
-    rows.append(
-        {
-            "check": "(c) gap(L_max) <= kappa (H(pi_+) - R*)",
-            **softmix.Threshold(KAPPA * delta0, "<=", name="(c) gap(L_max) <= kappa (H(pi_+) - R*)").decide(g[-1]),
-        }
-    )
+        rows.append({"check": "(b) log-log slope below 0", **softmix.SlopeRule(
+            fam.rest("slope"), target=0.0, mode="below", gof=False, name="(b) log-log slope of the gap").decide(
+            p.Ls, g, s, n_samples=p.replicates)})
+    rows.append({"check": "(c) gap(L_max) <= kappa (H(pi_+) - R*)",
+                 **softmix.Threshold(KAPPA * delta0, "<=", name="(c) gap(L_max) <= kappa (H(pi_+) - R*)").decide(
+                     g[-1])})
     fit = fit_loglog_slope(p.Ls, g, s)
-    fig = _figure(p.Ls, g, per_L, fit, delta0)
-    return softmix.outcome(
-        softmix.part("monte-carlo", rows),
-        softmix.part("numeric", impl, name="implementation"),
-        slope_fit=fit,
-        alpha=fam.ledger(),
-        figures=[fig],
-        **extra,
-    )
+    fig = {"title": "lda-finite-prompt: excess risk of the trained layer vs prompt length", "xlabel": "prompt length L",
+           "ylabel": "excess logistic risk", "xscale": "log", "yscale": "log",
+           "series": [{"label": "finite-prompt R_L(theta_L) - R* (MC)", "x": p.Ls, "y": g.tolist()},
+                      {"label": "infinite-prompt R(theta_L) - R* (quadrature)", "x": p.Ls,
+                       "y": [max(r["population_gap"], 1e-12) for r in per_L]},
+                      {"label": f"fit slope {fit['slope']:.3g}", "x": p.Ls,
+                       "y": [float(g[0] * (L / p.Ls[0]) ** fit["slope"]) for L in p.Ls]},
+                      {"label": f"{KAPPA:g} x (H(pi) - R*)", "x": [p.Ls[0], p.Ls[-1]], "y": [KAPPA * delta0] * 2}]}
+    return softmix.outcome(softmix.part("monte-carlo", rows), softmix.part("numeric", impl, name="implementation"),
+                           slope_fit=fit, alpha=fam.ledger(), figures=[fig], **extra)
