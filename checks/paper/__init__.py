@@ -8,8 +8,8 @@ module per section of the paper, each section's ball-arithmetic certificates bes
 * :mod:`.attention` -- Section 2 / Appendix A (Prop 2.1, Prop A.1, linear attention);
 * :mod:`.finite_prompt`, :mod:`.finite_prompt_risk`, :mod:`.finite_prompt_certificates` -- finite prompts
   (docs/finite-prompt.md: one head's constants, several heads' risk, query averages);
-* :mod:`.lda`, :mod:`.lda_critical`, :mod:`.lda_landscape`, :mod:`.lda_dynamics`, :mod:`.lda_figures`, :mod:`.lda_finite_prompt`,
-  :mod:`.lda_certificates` -- Section 3 / Appendix B;
+* :mod:`.lda`, :mod:`.lda_critical`, :mod:`.lda_landscape`, :mod:`.lda_dynamics`, :mod:`.lda_figures`,
+  :mod:`.lda_finite_prompt`, :mod:`.lda_certificates` -- Section 3 / Appendix B;
 * :mod:`.lda_appendix` -- Appendix B statements decided on their own (Lemmas B.7, B.15, B.16, B.17, B.19,
   B.33, Remark B.36);
 * :mod:`.denoising`, :mod:`.denoising_certificates` -- Section 4 / Appendix C;
@@ -34,9 +34,9 @@ register_section("beyond", "the predecessor and neighbouring results")
 register_section("certificates", "ball-arithmetic certificates (python-flint)")
 
 #: modules in display order
-MODULES = ("attention", "finite_prompt", "finite_prompt_risk", "lda", "lda_critical", "lda_landscape", "lda_dynamics", "lda_figures", "lda_finite_prompt",
-           "lda_appendix", "denoising", "denoising_appendix", "beyond", "lda_certificates", "denoising_certificates",
-           "finite_prompt_certificates")
+MODULES = ("attention", "finite_prompt", "finite_prompt_risk", "lda", "lda_critical", "lda_landscape", "lda_dynamics",
+           "lda_figures", "lda_finite_prompt", "lda_appendix", "denoising", "denoising_appendix", "beyond",
+           "lda_certificates", "denoising_certificates", "finite_prompt_certificates")
 
 for _m in MODULES:
     importlib.import_module(f"{__name__}.{_m}")
