@@ -26,8 +26,7 @@ import numpy as np
 from scipy import optimize
 from scipy.special import expit
 
-from . import lda as N
-from . import lda_landscape as LL
+from . import lda as N, lda_landscape as LL
 from .precision import workdps
 
 __all__ = [
@@ -306,12 +305,9 @@ def square_loss_gap(P, target, n, rng, starts):
         np.concatenate([0 * ws, [1, -2], -ws]),
     ]
     x0s += [rng.standard_normal(2 * d + 2) for _ in range(starts)]
-    best = None
-    for x0 in x0s:
-        r = optimize.minimize(fun, x0, jac=True, method="BFGS", options={"gtol": 1e-12, "maxiter": 3000})
-        if best is None or r.fun < best.fun:
-            best = r
-    x = best.x
+    fits = [optimize.minimize(fun, x0, jac=True, method="BFGS", options={"gtol": 1e-12, "maxiter": 3000})
+            for x0 in x0s]
+    x = min(fits, key=lambda r: r.fun).x  # the first of equal minima, as a running minimum keeps
     val, g = fun(x)
     H = fd_hessian(fun, x)
     opt_tol = abs(0.5 * g @ np.linalg.lstsq(H, g, rcond=1e-12)[0])

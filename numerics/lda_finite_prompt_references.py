@@ -12,8 +12,7 @@ import mpmath as mpm
 import numpy as np
 from scipy.stats import multivariate_normal as mvn
 
-from . import lda as N
-from . import lda_finite_prompt as F
+from . import lda as N, lda_finite_prompt as F
 from .finite_prompt import finite_prompt_attention
 
 __all__ = [
@@ -102,15 +101,16 @@ def token_law_moments(P, X, Y, where):
 def excess_risk_replay(P, th, L, n, seed, chunk):
     """excess_risk_mc replayed on its stream (queries then prompts, chunk by chunk) with the references: mean
     and standard error of KL(eta || sigma(f_L)), eta from :func:`bayes_logit`, f_L from :func:`reference_output`."""
-    rr, vals, done = np.random.default_rng(seed), [], 0
+    rr, done = np.random.default_rng(seed), 0
+    vals: list = []
     while done < n:
         B = min(chunk, n - done)
         xq, _ = N.sample(P, rr, B)
         pX, pY = F.sample_prompts(P, rr, B, L)
         vals += [kl_bernoulli_mp(a, b) for a, b in zip(bayes_logit(P, xq), reference_output(P, th, xq, pX, pY))]
         done += B
-    vals = np.array(vals)
-    return float(vals.mean()), float(vals.std(ddof=1) / np.sqrt(n))
+    arr = np.array(vals)
+    return float(arr.mean()), float(arr.std(ddof=1) / np.sqrt(n))
 
 
 def sgd_replay(P, th, L, step, steps, batch, seed, frac):
@@ -137,7 +137,7 @@ def implementation_residuals(P, rng, n_law) -> dict:
     x, y = F.sample_queries(P, rng, 3)
     TX, TY = F.sample_prompts(P, rng, 3, 6)
     ref = reference_output(P, th, x, TX, TY)
-    out = {"predict": (float(np.max(np.abs(F.predict(P, th, x, TX, TY) - ref))), float(np.max(np.abs(ref))))}
+    out: dict = {"predict": (float(np.max(np.abs(F.predict(P, th, x, TX, TY) - ref))), float(np.max(np.abs(ref))))}
     loss, g = F.loss_grad(P, th, x, y, TX, TY)
     gfd = central_gradient(lambda t: reference_loss(P, t, x, y, TX, TY), th)
     out["gradient"] = (float(np.max(np.abs(g - gfd))), float(np.max(np.abs(gfd))))

@@ -21,8 +21,7 @@ import mpmath as mpm
 import numpy as np
 import sympy as sp
 
-from . import lda as N
-from . import lda_dynamics as D
+from . import lda as N, lda_dynamics as D
 from .precision import workdps
 
 __all__ = [

@@ -3,7 +3,6 @@ constructions and the projected quadrature; each passes on generic configuration
 deliberately broken function.  (The landscape references are tested in tests/numerics/.)"""
 
 import numpy as np
-import pytest
 
 from softmix.checks.paper import lda as ML
 from softmix.checks.paper.lda_configurations import CFG_ANISO

@@ -4,9 +4,8 @@ each on a case with a known answer."""
 import mpmath as mpm
 import numpy as np
 import pytest
-from softmix.numerics import lda as N
-from softmix.numerics import lda_critical as LC
-from softmix.numerics import lda_landscape as LL
+
+from softmix.numerics import lda as N, lda_critical as LC, lda_landscape as LL
 
 CFG_WITNESS = {"m1": [1, 0], "m_1": [0, 2], "Gamma": [[1, 0], [0, 1]], "pi_plus": "0.6"}
 

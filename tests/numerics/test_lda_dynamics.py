@@ -3,10 +3,9 @@
 import mpmath as mpm
 import numpy as np
 import sympy as sp
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from softmix.numerics import lda as N
-from softmix.numerics import lda_dynamics as D
+from hypothesis import given, settings, strategies as st
+
+from softmix.numerics import lda as N, lda_dynamics as D
 
 
 def test_krylov_rank_pinned_by_hand():

@@ -2,9 +2,9 @@
 
 import numpy as np
 from scipy.special import expit
+
 from softmix.checks.rules import z_critical
-from softmix.numerics import lda as N
-from softmix.numerics import lda_finite_prompt as F
+from softmix.numerics import lda as N, lda_finite_prompt as F
 
 # d = 1 hand case: m1 = 1, m_-1 = -1, Gamma = 1, pi = 1/2 (s0 = 0);
 # theta = (U11, u12, v21, v22) = (1/2, 1/5, 1, 3/10).  Eq. (7):

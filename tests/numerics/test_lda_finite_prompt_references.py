@@ -3,10 +3,9 @@ the claim's configuration and a drawn one, and a deliberately broken piece moves
 
 import numpy as np
 import pytest
+
 from softmix.checks.rules import ZTest
-from softmix.numerics import lda as N
-from softmix.numerics import lda_finite_prompt as F
-from softmix.numerics import lda_finite_prompt_references as FPR
+from softmix.numerics import lda as N, lda_finite_prompt as F, lda_finite_prompt_references as FPR
 
 DRAWN = {
     "m1": ["0.3", "1.1", "-0.4"],

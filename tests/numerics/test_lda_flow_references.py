@@ -4,10 +4,9 @@ configuration and catches a deliberately broken function."""
 import numpy as np
 import pytest
 import sympy as sp
+
 from softmix.checks.paper.lda_configurations import cayley4
-from softmix.numerics import lda as N
-from softmix.numerics import lda_dynamics as D
-from softmix.numerics import lda_flow_references as FR
+from softmix.numerics import lda as N, lda_dynamics as D, lda_flow_references as FR
 
 GEN = {
     "m1": ["0.3", "1.1", "-0.4"],

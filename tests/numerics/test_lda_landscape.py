@@ -4,10 +4,9 @@ from fractions import Fraction
 
 import mpmath as mpm
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from softmix.numerics import lda as N
-from softmix.numerics import lda_landscape as LL
+from hypothesis import given, settings, strategies as st
+
+from softmix.numerics import lda as N, lda_landscape as LL
 
 CFG_1D = {"m1": [1], "m_1": ["-0.5"], "Gamma": [[2]], "pi_plus": "0.3"}
 

@@ -4,9 +4,8 @@ production numerics and closed forms, and each catching a broken input."""
 import numpy as np
 import pytest
 import sympy as sp
-from softmix.numerics import lda as N
-from softmix.numerics import lda_landscape as LL
-from softmix.numerics import lda_references as REF
+
+from softmix.numerics import lda as N, lda_landscape as LL, lda_references as REF
 
 CFG_ANISO = {"m1": [1, 0], "m_1": [0, 1], "Gamma": [[2, "0.5"], ["0.5", 1]], "pi_plus": "0.3"}
 CFG_1D = {"m1": [1], "m_1": ["-0.5"], "Gamma": [[2]], "pi_plus": "0.3"}

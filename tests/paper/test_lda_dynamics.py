@@ -3,10 +3,10 @@ controls refuted, assumptions, the seeds that once broke a claim, and the claim-
 
 import numpy as np
 import pytest
+
 from softmix.checks.paper.lda_dynamics import fit_rows
 from softmix.checks.runner import run_claim
-from softmix.numerics import lda as N
-from softmix.numerics import lda_dynamics as D
+from softmix.numerics import lda as N, lda_dynamics as D
 
 #: claims whose verdict and controls this file asserts (tests/claim_shards.py skips them: no double runs)
 CLAIMS = ["lemma-b.34", "lemma-b.37", "prop-b.35", "thm-3.6", "fig-1", "fig-4", "fig-5"]

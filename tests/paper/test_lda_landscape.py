@@ -2,6 +2,7 @@
 confirmed with its controls refuted, assumptions, and the seeds that once broke a claim."""
 
 import pytest
+
 from softmix.checks.runner import run_claim
 from softmix.numerics import lda as N
 
