@@ -66,3 +66,21 @@ def test_krylov_dimension_exact():
     k, B = REF.krylov_dimension(sp.diag(1, 2, 3), sp.Matrix([1, 1, 0]))
     assert k == 2 and B.shape == (3, 2)
     assert REF.krylov_dimension(sp.diag(1, 2, 3), sp.Matrix([1, 1, 1]))[0] == 3
+
+
+def test_escape_l1_reference_catches_a_wrong_delta(monkeypatch):
+    """escape_delta without the factor (1 - sigma(s0)): the L1 distance moves off its definition."""
+    from scipy.special import expit
+
+    P = N.LDAProblem.from_params(N.C1)
+    c = np.array([1.0, -0.5])
+    z = LL.escaping_zeta(P, c, 20.0)
+    ref, err = REF.escape_l1_reference(P, z, c)
+
+    def wrong(u, R, s0, corrected=True):
+        p, v = expit(s0), np.asarray(u, float) / R
+        D = -np.expm1(-v) * expit(s0 + v)
+        return R * (D - p * (1 - p) * v) if corrected else R * D
+    monkeypatch.setattr(LL, "escape_delta", wrong)
+    v, e = LL.escape_l1(P, c, 20.0)
+    assert abs(v - ref) > 100 * (e + err) + 1e-10

@@ -86,3 +86,16 @@ def test_prop34_window_starts_where_the_exponents_hold_on_seed_8146():
     assert ev["curves"]["asymptotic_window"]["R_from"] == 100
     gap_row = next(x for x in _rows(ev) if x["check"].startswith("risk-gap log-log slope within slope_tol of -4"))
     assert abs(gap_row["slope"] + 4) < 0.05 and r["verdict"] in ("confirmed", "inconclusive")
+
+
+def test_escape_l1_tolerance_covers_float64_round_off_seed_9226():
+    """Seed 9226 drew s0 = 0.04, where the terms of delta cancel: the float64 L1 distance at R = 20 differed
+    from its 20-digit definition by 9.0e-16 against a tolerance made of quad's error estimates only, and
+    Prop. 3.4 was refuted.  The tolerance adds the integrand's round-off, 100 eps (R + |b*| + 1)."""
+    cfg = {"lda": {"m1": ["0.18", "-0.66"], "m_1": ["-0.94", "-0.3"],
+                   "Gamma": [["0.85", "0.04"], ["0.04", "0.32"]], "pi_plus": "0.51"}}
+    r = run_claim("prop-3.4", "quick", seed=1, overrides=cfg)
+    given = next(c for c in r["evidence"]["configurations"] if c["name"] == "given")
+    rows = given["evidence"]["numeric"]["rows"] if "evidence" in given else _rows(r["evidence"])
+    row = next(x for x in rows if x["check"].startswith("escape_l1(20)"))
+    assert row["passed"] and float(row["rhs"]) < 1e-8 * row["reference"]
