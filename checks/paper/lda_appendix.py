@@ -325,6 +325,7 @@ def _resolved_grad_w(P, z, n, max_nodes, full):
         gw = float(np.linalg.norm(g2[:P.d]))
         if gw > 100 * err or 2 * k > max_nodes:
             return gw, err, k, g2
+        k *= 2
 
 
 def _b16_row(P, label, th, p, bayes_point):
