@@ -32,7 +32,6 @@ INDEPENDENCE = {
     "lemma-3.2": "derived side: exact rank of DPhi at random rational theta (SymPy); stated side: injectivity condition m1 != -m_-1, v21 != 0; shared: nothing",
     "lemma-b.13": "derived side: eigenvalues of the quadrature Hessian at the Bayes point; stated side: nullity d or d+1; shared: nothing",
     "thm-3.5": "derived side: integrated gradient flow from perturbed starts; stated side: exponential rate from the normal Hessian; shared: the effective risk code",
-    "lda-finite-prompt": "derived side: SGD on finite prompts and Monte Carlo excess risk; stated side: population optimum approached as L grows; shared: the risk code",
     # Section 4 / App. C
     "prop-c.1": "derived side: posterior mean by conditioning Gaussians (SymPy) and Tweedie's formula; stated side: eq. (10); shared: nothing",
     "remark-c.2": "derived side: eq. (10) evaluated at 40 digits for extreme xi; stated side: the limits sum pi_k m_k and z; shared: nothing",
