@@ -225,7 +225,7 @@ def _draws(claim_id, draw, seed, i=1):
     ("bb-prop-3.1", None, None),  # the claim's declared configurations
     ("bb-thm-5.1", None, None),  # the claim's declared configurations
     ("thm-3.5", "lda", "draw_lda"),
-    ("lemma-b.37", "lda_dynamics", "draw_krylov"),
+    ("lemma-b.37", "lda_configurations", "draw_krylov"),
     ("cert-prop-4.3-u-lambda", None, None),
     ("cert-prop-4.3-contraction", None, None),
     ("fp-query-averaged-rate", None, None),
@@ -318,6 +318,16 @@ _LDA_DRAWN = {"lemma-b.3": "lda", "prop-b.30": "lda_landscape", "lemma-b.32": "l
               "lemma-b.33": "lda_appendix", "lemma-b.16": "lda_appendix", "lemma-b.34": "lda_dynamics"}
 
 
+def _draw_of(claim):
+    """The claim's draw on plain parameter values: a claim written with ``@softmix.claim(configurations=...)``
+    receives its parameter dataclass, an old-style one the values."""
+    if getattr(claim, "configurations", None) is not None:
+        from softmix.checks.params import coerce_dataclass
+
+        return lambda rng, p, i: claim.configurations.draw(rng, coerce_dataclass(claim.params_type, p, claim.id), i)
+    return claim.check.generic_draw
+
+
 def _lda_registry():
     from softmix.checks.registry import REGISTRY
 
@@ -330,7 +340,7 @@ def test_lda_draws_follow_the_seed(cid):
     """Same seed: identical drawn configuration; another seed: a different one (one cheap claim
     per module, the draw alone, no check run)."""
     claim = _lda_registry()[cid]
-    draw = getattr(claim.check, "generic_draw", None) or claim.configurations.draw  # old dialect, or softmix.Draws
+    draw = _draw_of(claim)
     p = claim.params("quick")
     a = draw(C.configuration_rng(Context(cid, "quick", 5001), 1), dict(p), 1)
     b = draw(C.configuration_rng(Context(cid, "full", 5001, variant=claim.controls[0].id), 1), dict(p), 1)
@@ -343,7 +353,7 @@ def test_lda_draws_are_generic(seed):
     """draw_lda: pi_+ != 1/2, unequal norms, m1 != -m_-1, non-isotropic Gamma with off-diagonal
     entries; draw_lda_symmetric: m_-1 = -m1 exactly, pi_+ = 1/2 only when balanced; r* != 0."""
     from softmix.checks.paper.lda import draw_lda, draw_lda_symmetric
-    from softmix.checks.paper.lda_landscape import _draw_r_star
+    from softmix.checks.paper.lda_landscape import PropB30, draw_r_star
 
     rng = C.configuration_rng(Context("x", "quick", seed), 1)
     for key, c in [("g", draw_lda(rng, {}, 1)["lda"]), ("s", draw_lda_symmetric(rng, {}, 1)["lda"]),
@@ -360,7 +370,7 @@ def test_lda_draws_are_generic(seed):
         else:
             assert m_1 == [-x for x in m1] and all(x != 0 for x in m1)
             assert (pi == Fraction(1, 2)) == (key == "b")
-    r = _F(_draw_r_star(rng, {}, 1)["r_star"])
+    r = _F(draw_r_star(rng, PropB30(), 1)["r_star"])
     assert 0.5 <= abs(r) <= 2.5
 
 
@@ -402,7 +412,7 @@ def draws(check):
 
 reg = load_all(())
 print(json.dumps({"n": len(reg), "bare": [cid for cid, c in sorted(reg.items())
-                                          if not draws(c.check) and getattr(c, "configurations", None) is None
+                                          if not draws(c.check) and not getattr(c, "configurations", None)
                                           and not c.configurations_note]}))
 """
 
@@ -449,7 +459,7 @@ def test_krylov_draws_are_exact_rationals_on_seed_7777():
     lemma-b.37 errored; every drawn entry must be a plain fraction."""
     from fractions import Fraction
 
-    from softmix.checks.paper.lda_dynamics import draw_krylov
+    from softmix.checks.paper.lda_configurations import draw_krylov
 
     d = _draws("lemma-b.37", draw_krylov, 7777)
     for x in d["lda"]["m1"] + [g for r in d["lda"]["Gamma"] for g in r]:

@@ -295,8 +295,8 @@ def test_lemma_b33_reduced_hessian_matches_the_tensor_rule_and_decides_seed_9344
     where that rule converges (d = 2 and d = 3, non-isotropic Gamma, unbalanced classes), and decides the
     point of record 9341-9360 (seed 9344, |w| = 9.3) where the tensor rule at 192 nodes left a quadrature
     error of 4.7e-5 against lambda_min = 1.3e-3."""
-    import softmix.checks.paper.lda_appendix as LA
     from softmix.checks.runner import run_claim
+    from softmix.numerics import lda_references as LA
 
     probs = [N.LDAProblem.from_params({"m1": ["0.6", "0.24"], "m_1": ["-0.6", "-0.24"],
                                        "Gamma": [["0.85", "-0.53"], ["-0.53", "1.01"]], "pi_plus": "0.5"}),
@@ -304,14 +304,14 @@ def test_lemma_b33_reduced_hessian_matches_the_tensor_rule_and_decides_seed_9344
                                        "Gamma": [[2, "0.5", 0], ["0.5", 1, "0.3"], [0, "0.3", "1.5"]],
                                        "pi_plus": "0.7"})]
     for P, w in ((probs[0], [1.27, 0.9]), (probs[0], [-2.0, 0.5]), (probs[1], [0.7, -0.4, 0.3])):
-        Hr, er = LA._linear_hessian_reduced(P, w)
-        Ht = LA._linear_hessian(P, np.array(w), 160 if P.d == 2 else 60)
+        Hr, er = LA.linear_hessian_reduced(P, w)
+        Ht = LA.linear_hessian(P, np.array(w), 160 if P.d == 2 else 60)
         assert er < 1e-12 and np.abs(Hr - Ht).max() < 1e-10 * np.abs(Ht).max(), (Hr, Ht)
     P0 = probs[0]
-    Hr, er = LA._linear_hessian_reduced(P0, np.zeros(2))  # w = 0: sigma'(0) = 1/4 times the second moment
+    Hr, er = LA.linear_hessian_reduced(P0, np.zeros(2))  # w = 0: sigma'(0) = 1/4 times the second moment
     m1, m_1, G, *_ = P0.arrays()
     assert np.allclose(Hr, 0.25 * (0.5 * np.outer(m1, m1) + 0.5 * np.outer(m_1, m_1) + G), rtol=1e-14)
     r = run_claim("lemma-b.33", "quick", 9344)
     assert r["verdict"] == "confirmed" and all(c["refuted"] for c in r["negative_controls"])
-    rows = r["evidence"]["configurations"][1]["evidence"]["numeric"]
-    assert any(x["method"].startswith("1-D") and x["positive"] for x in rows)
+    rows = r["evidence"]["configurations"][1]["evidence"]["numeric"]["rows"]
+    assert any(x["method"].startswith("1-D") and x["passed"] for x in rows)

@@ -9,8 +9,8 @@ module per section of the paper, each section's ball-arithmetic certificates bes
 * :mod:`.finite_prompt`, :mod:`.finite_prompt_lln`, :mod:`.finite_prompt_risk` (with ``_threshold``, ``_tasks``,
   ``_lda``, ``_paths``, ``_draws``), :mod:`.finite_prompt_certificates` -- finite prompts
   (docs/finite-prompt.md: one head's constants, several heads' risk, query averages);
-* :mod:`.lda`, :mod:`.lda_bayes`, :mod:`.lda_hessian`, :mod:`.lda_landscape`, :mod:`.lda_dynamics`, :mod:`.lda_finite_prompt`,
-  :mod:`.lda_certificates` -- Section 3 / Appendix B;
+* :mod:`.lda`, :mod:`.lda_bayes`, :mod:`.lda_hessian`, :mod:`.lda_critical`, :mod:`.lda_landscape`,
+  :mod:`.lda_dynamics`, :mod:`.lda_figures`, :mod:`.lda_finite_prompt`, :mod:`.lda_certificates` -- Section 3 / Appendix B;
 * :mod:`.lda_appendix` -- Appendix B statements decided on their own (Lemmas B.7, B.15, B.16, B.17, B.19,
   B.33, Remark B.36);
 * Section 4 / Appendix C: :mod:`.denoising_bayes` (the Bayes denoiser), :mod:`.denoising_two_heads` (two heads,
@@ -42,7 +42,7 @@ register_section("certificates", "ball-arithmetic certificates (python-flint)")
 #: modules in display order
 MODULES = ("attention", "finite_prompt", "finite_prompt_lln", "finite_prompt_risk",
            "finite_prompt_risk_threshold", "finite_prompt_risk_tasks", "finite_prompt_risk_lda", "lda", "lda_bayes",
-           "lda_hessian", "lda_landscape", "lda_dynamics", "lda_finite_prompt",
+           "lda_hessian", "lda_critical", "lda_landscape", "lda_dynamics", "lda_figures", "lda_finite_prompt",
            "lda_appendix", "denoising_bayes", "denoising_two_heads", "denoising_single_head", "denoising_linear",
            "denoising_clustering", "denoising_residual", "query_averaged_rate", "beyond_concentration",
            "beyond_regression", "beyond_denoising", "lda_certificates", "denoising_certificates",
@@ -55,7 +55,4 @@ for _m in MODULES:
 importlib.import_module(f"{__name__}.statements")
 importlib.import_module(f"{__name__}.display_ledger")
 
-from ..registry import REGISTRY as _REGISTRY  # noqa: E402
-from .independence import apply as _apply_independence  # noqa: E402
 
-_apply_independence(_REGISTRY)

@@ -1,9 +1,9 @@
-"""Finite-prompt attention LDA (lda-finite-prompt): predictor, gradients, risk estimator, claim."""
+"""softmix.numerics.lda_finite_prompt: the finite-prompt LDA predictor, its gradient and the risk estimator."""
+
 import numpy as np
 from scipy.special import expit
 
 from softmix.checks.rules import z_critical
-from softmix.checks.runner import run_claim
 from softmix.numerics import lda as N, lda_finite_prompt as F
 
 # d = 1 hand case: m1 = 1, m_-1 = -1, Gamma = 1, pi = 1/2 (s0 = 0);
@@ -72,16 +72,21 @@ def test_batched_predictor_agrees_with_generic_attention_and_L1():
 
 
 def test_hand_gradient_matches_finite_differences_and_softmax_is_stable():
-    P = N.LDAProblem.from_params({"m1": [1, "0.5", 0], "m_1": [0, 1, 2],
-                                  "Gamma": [[2, 1, 0], [1, 2, 0], [0, 0, 1]], "pi_plus": "0.3"})
+    P = N.LDAProblem.from_params(
+        {"m1": [1, "0.5", 0], "m_1": [0, 1, 2], "Gamma": [[2, 1, 0], [1, 2, 0], [0, 0, 1]], "pi_plus": "0.3"}
+    )
     rng = np.random.default_rng(4)
     th = rng.standard_normal(N.theta_size(3))
     x, y = F.sample_queries(P, rng, 6)
     TX, TY = F.sample_prompts(P, rng, 6, 9)
     _, g = F.loss_grad(P, th, x, y, TX, TY)
     eps = 1e-6
-    gn = np.array([(F.loss_grad(P, th + eps * e, x, y, TX, TY)[0] - F.loss_grad(P, th - eps * e, x, y, TX, TY)[0])
-                   / (2 * eps) for e in np.eye(th.size)])
+    gn = np.array(
+        [
+            (F.loss_grad(P, th + eps * e, x, y, TX, TY)[0] - F.loss_grad(P, th - eps * e, x, y, TX, TY)[0]) / (2 * eps)
+            for e in np.eye(th.size)
+        ]
+    )
     assert np.max(np.abs(g - gn)) < 1e-7
     f = F.predict(P, 300 * th, x, TX, TY)  # scores ~ 1e3: log-sum-exp keeps it finite
     assert np.all(np.isfinite(f))
@@ -99,18 +104,3 @@ def test_kl_estimator_matches_population_gap_at_large_L():
     p = expit(t)
     direct = p * (np.logaddexp(0, -f) - np.logaddexp(0, -t)) + (1 - p) * (np.logaddexp(0, f) - np.logaddexp(0, t))
     assert np.allclose(F.kl_bernoulli_logit(t, f), direct) and np.all(F.kl_bernoulli_logit(t, f) >= 0)
-
-
-#: claims whose verdict and controls this file asserts (tests/claim_shards.py skips them: no double runs)
-CLAIMS = ["lda-finite-prompt"]
-
-
-def test_claim_quick_confirmed_controls_refuted():
-    r = run_claim("lda-finite-prompt", profile="quick", seed=1)
-    assert r["verdict"] == "confirmed", r["evidence"].get("passed")
-    assert r["negative_controls"] and all(c["refuted"] for c in r["negative_controls"])
-    ev = r["evidence"]
-    gaps = [row["gap"] for row in ev["per_L"]]
-    assert gaps[-1] < gaps[0] and ev["slope_fit"]["ci"][1] < 0
-    fig = ev["figures"][0]
-    assert fig["xscale"] == "log" and fig["series"][0]["x"] == [4, 16, 64, 256]

@@ -1,7 +1,7 @@
-"""Section 3.3 dynamics (Thm 3.6, Lemmas B.34/B.37, Prop. B.35, Figs. 1/4/5): fast tests."""
+"""softmix.numerics.lda_dynamics: Krylov spaces, the fast gradient and SGD, the balance, rate fits (Sec. 3.3)."""
+
 import mpmath as mpm
 import numpy as np
-import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
@@ -27,8 +27,9 @@ def test_cayley_is_rational_orthogonal():
 
 
 def test_fast_gradient_and_sgd_match_reference_implementations():
-    P = N.LDAProblem.from_params({"m1": [1, "0.5", 0], "m_1": [0, 1, 2],
-                                  "Gamma": [[2, 1, 0], [1, 2, 0], [0, 0, 1]], "pi_plus": "0.3"})
+    P = N.LDAProblem.from_params(
+        {"m1": [1, "0.5", 0], "m_1": [0, 1, 2], "Gamma": [[2, 1, 0], [1, 2, 0], [0, 0, 1]], "pi_plus": "0.3"}
+    )
     th = np.random.default_rng(0).standard_normal(N.theta_size(3))
     assert np.max(np.abs(N.grad_theta(P, th, 20)[1] - D.grad_theta_fast(P, th, 20)[1])) < 1e-14
     a = N.grad_theta(P, th, 8, 30)[1]
@@ -43,8 +44,9 @@ def test_fast_gradient_and_sgd_match_reference_implementations():
 
 def test_balance_derivative_vanishes_on_T_K_high_precision():
     """d/dt (||U||^2 - ||v||^2) = -2 <U, grad_U> + 2 <v, grad_v> = 0 on T_K (30 digits)."""
-    P = N.LDAProblem.from_params({"m1": [1, 1, 0], "m_1": [-1, -1, 0], "Gamma": [[1, 0, 0], [0, 2, 0], [0, 0, 3]],
-                                  "pi_plus": "0.5"})
+    P = N.LDAProblem.from_params(
+        {"m1": [1, 1, 0], "m_1": [-1, -1, 0], "Gamma": [[1, 0, 0], [0, 2, 0], [0, 0, 3]], "pi_plus": "0.5"}
+    )
     PK, _ = D.krylov_projector(D.sym_mat(P.Gamma), D.sym_vec(P.m1))
     th = D.to_theta(D.random_tk_point(np.random.default_rng(2), PK, 3), 30)
     with mpm.workdps(30):
@@ -84,55 +86,14 @@ def test_krylov_criterion_and_invariance_small_rational(lam, c, seed):
     PK, k = D.krylov_projector(G, m)
     if k == d:
         return
-    cfg = {"m1": c, "m_1": [-x for x in c], "Gamma": [[lam[i] if i == j else 0 for j in range(d)] for i in range(d)],
-           "pi_plus": "0.5"}
+    cfg = {
+        "m1": c,
+        "m_1": [-x for x in c],
+        "Gamma": [[lam[i] if i == j else 0 for j in range(d)] for i in range(d)],
+        "pi_plus": "0.5",
+    }
     P = N.LDAProblem.from_params(cfg)
     th = D.to_theta(D.random_tk_point(np.random.default_rng(seed), PK, d))
     g = D.grad_theta_fast(P, th, 12)[1]
     _, out = D.tk_parts(g, d, D.projector_numeric(PK))
     assert out <= 1e-13 * (1 + np.linalg.norm(g))
-
-
-#: claims whose verdict and controls this file asserts (tests/claim_shards.py skips them: no double runs)
-CLAIMS = ["lemma-b.34", "lemma-b.37", "prop-b.35", "thm-3.6", "fig-1", "fig-4", "fig-5"]
-
-
-@pytest.mark.parametrize("cid", CLAIMS)
-def test_claims_and_controls(cid):
-    from softmix.checks.runner import run_claim
-    r = run_claim(cid, profile="quick", seed=1)
-    assert r["verdict"] in ("verified", "confirmed"), r["evidence"]
-    assert r["negative_controls"] and all(c["refuted"] for c in r["negative_controls"]), r["negative_controls"]
-
-
-def test_assumption_violation_is_inconclusive():
-    from softmix.checks.runner import run_claim
-    r = run_claim("thm-3.6", profile="quick", seed=1, overrides={"lda": N.C1})
-    assert r["verdict"] == "inconclusive" and "assumption_violated" in r["evidence"]
-    r = run_claim("fig-1", profile="quick", seed=1, overrides={"lda": N.C2})
-    assert r["verdict"] == "inconclusive"
-
-
-def test_convergence_criteria_match_the_predicted_contraction_on_seed_8131():
-    """Seed 8131: fig-1's Theta1 distance fell 6.8x where its rate predicts exp(-0.0055 x 400) = 0.11, and
-    thm-3.5's drawn flow fell 4.3x where lambda_min T = 0.5; both were refuted by a fixed 'divided by 10'.
-    The criteria now follow the predicted contraction; the controls are still refuted."""
-    from softmix.checks.runner import run_claim
-
-    for cid in ("fig-1", "thm-3.5"):
-        r = run_claim(cid, "quick", seed=8131)
-        assert r["verdict"] == "confirmed", cid
-        assert all(c["verdict"] == "refuted" for c in r["negative_controls"]), cid
-
-
-def test_fig4_control_is_decided_on_the_claims_own_runs_seed_8156():
-    """At seed 8156 the reversed control, with SGD runs of its own, survived: its two fig-5 replicates
-    happened to be slow.  The control now reads the claim's runs (shared streams, made once), so it is
-    refuted exactly when the claim is confirmed, and the claim averages over 4 replicate pairs."""
-    from softmix.checks.runner import run_claim
-
-    r = run_claim("fig-4", "quick", seed=8156)
-    assert r["verdict"] == "confirmed" and len(r["evidence"]["runs"]) == 4
-    ctl = r["negative_controls"][0]
-    assert ctl["refuted"]
-    assert ctl["evidence"]["mean_over_replicates"] == r["evidence"]["mean_over_replicates"]
