@@ -26,3 +26,30 @@ def test_krylov_steps_proven_and_vandermonde_vanishes_at_a_repeated_eigenvalue()
     vdm = ds[-1].derived
     lam1, lam2 = sp.Symbol("lambda1", real=True), sp.Symbol("lambda2", real=True)
     assert sp.expand(vdm.subs(lam2, lam1)) == 0
+
+
+class _Ctx:
+    def __init__(self, seed):
+        self.seed = seed
+
+    def stream(self, *purpose):
+        import numpy as np
+        return np.random.default_rng([self.seed, len(purpose[0])])
+
+
+def test_flow_and_coercivity_estimates_hold_and_their_tightening_is_refuted():
+    from softmix.checks.paper.steps_flow_rows import COERCIVITY_CHECKS, FLOW_CHECKS, coercivity_rows, flow_rows
+    for seed in (1, 2):
+        rows = flow_rows(_Ctx(seed), False) + coercivity_rows(_Ctx(seed), False)
+        assert rows and all(r["passed"] for r in rows)
+        assert {r["check"] for r in rows} == set(FLOW_CHECKS + COERCIVITY_CHECKS)
+    tight = flow_rows(_Ctx(1), True) + coercivity_rows(_Ctx(1), True)
+    refuted = {r["check"] for r in tight if r["passed"] is False}
+    assert "B.12#16 Gronwall" in refuted and "B.9#14 sigma_w >= sqrt(lmin)|w|" in refuted
+
+
+def test_claims_declare_the_flow_checks():
+    from softmix.checks.registry import load_all
+    cs = load_all(())
+    assert "B.12#16 Gronwall" in cs["steps-thm-3.6"].checks
+    assert "B.9#5 L >= E(-w^T YX)_+" in cs["steps-lemma-b.32"].checks
