@@ -53,3 +53,17 @@ def test_claims_declare_the_flow_checks():
     cs = load_all(())
     assert "B.12#16 Gronwall" in cs["steps-thm-3.6"].checks
     assert "B.9#5 L >= E(-w^T YX)_+" in cs["steps-lemma-b.32"].checks
+
+
+def test_krylov_steps_proven_and_orthogonality_to_m_alone_is_not_enough():
+    """B.11#2, #4-#6 hold on the explicit Krylov instance; with v21 orthogonal to m but not to K
+    (the paper's warning before Lemma B.37) Gamma v21 leaves K^perp and B.11#4 fails."""
+    from softmix.theory.steps_b9_b12 import b11_krylov_steps, krylov_instance
+    for der in b11_krylov_steps():
+        assert der.decide(seed=1)[0] == "proven", der.name
+        assert perturbed(der).decide(seed=1)[0] == "refuted", der.name
+    G, m, _, _, q = krylov_instance()
+    a, b = sp.symbols("a b", real=True)
+    v = b * q[0] - a * q[1] + q[2]  # orthogonal to m = a q1 + b q2, not in K^perp
+    assert sp.simplify((v.T * m)[0, 0]) == 0
+    assert sp.simplify(((G * v).T * m)[0, 0]) != 0  # x_K = m: U11' m = -G_w (Gamma v)^T m != 0
