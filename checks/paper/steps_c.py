@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from softmix.theory import steps_c as T
 
-from .steps_c_rows import C1_CHECKS, C7_CHECKS, C8_CHECKS, bayes_rows, lln_rows, orthogonality_rows
+from .steps_c_rows import C1_CHECKS, C7_CHECKS, C8_CHECKS, bayes_rows, c7_rows, orthogonality_rows
 from .steps_common import step_claim
 
 __all__: list = []
@@ -25,7 +25,7 @@ step_claim("steps-prop-c.4", "Proof of Prop. C.4: the single head with Gamma = g
 step_claim("steps-prop-c.5", "Proof of Prop. C.5: the value matrices of the two-head construction", "App. C.6",
            T.c6_steps, section=_SEC, d=3)
 step_claim("steps-thm-4.1-gap", "Thm 4.1, strict gap (App. C.7): the risk of a linear map and the excess of A*",
-           "App. C.7", T.c7_steps, section=_SEC, d=2, numeric=lln_rows, checks=C7_CHECKS, findings=[
+           "App. C.7", T.c7_steps, section=_SEC, d=2, numeric=c7_rows, checks=C7_CHECKS, findings=[
                {"kind": "typo", "where": "App. C.7, display C.7 #5", "detail": "|A|_F printed for ||A||_F"}])
 step_claim("steps-prop-4.4", "Proof of Prop. 4.4: the two heads U1 = S^-1, V1 = a I and U2 = V2 = 0", "App. C.8",
            T.c8_steps, section=_SEC, d=2, numeric=orthogonality_rows, checks=C8_CHECKS)

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules import AlphaFamily, Residual, ZTest
+from ..rules import AlphaFamily, Bound, Residual, ZTest
 
-__all__ = ["C1_CHECKS", "C7_CHECKS", "C8_CHECKS", "bayes_rows", "lln_rows", "orthogonality_rows"]
+__all__ = ["C1_CHECKS", "C7_CHECKS", "C8_CHECKS", "bayes_rows", "lln_rows", "orthogonality_rows", "c7_rows",
+           "linear_excess_rows"]
 
 C1_CHECKS = ("C.1#3 Bayes' formula by quadrature", "C.1#4 total expectation by quadrature")
-C7_CHECKS = ("C.7#2 law of large numbers (Monte Carlo)",)
+C7_CHECKS = ("C.7#2 law of large numbers (Monte Carlo)", "C.7#7 A* minimises R over linear maps",
+             "C.7#7 R(A*) - R(f*) = E|A* Z - f*(Z)|^2 (Monte Carlo)")
 C8_CHECKS = ("C.8#4 orthogonality of E[X|Z] (Monte Carlo)",)
 _BUMP = 2 / 11
 
@@ -79,9 +81,48 @@ def _mixture_samples(rng, n, pi, ms, S):
     return ms[k] + rng.standard_normal((n, len(ms[0]))) @ np.linalg.cholesky(S).T
 
 
-def lln_rows(ctx, perturb: bool, n: int = 200_000, d: int = 2, n_cfg: int = 2) -> list:
+def c7_rows(ctx, perturb: bool) -> list:
+    """The rows of App. C.7 (C.7#2 and C.7#7), one family-wise alpha split in halves."""
+    fam = AlphaFamily(name="steps-thm-4.1-gap")
+    return lln_rows(ctx, perturb, fam=fam.sub("C.7#2", 0.5)) + linear_excess_rows(ctx, perturb, fam=fam.sub("C.7#7", 0.5))
+
+
+def linear_excess_rows(ctx, perturb: bool, fam=None, n: int = 200_000, d: int = 2, n_cfg: int = 2) -> list:
+    """C.7#7 at a drawn task pi_1 N(m_1, Gamma) + pi_2 N(m_2, Gamma) with N(0, xi^2 I) noise: A* from the normal
+    equations of the risk C.7#5 (R(A) = tr((I - A) E[XX^T] (I - A)^T) + xi^2 |A|_F^2) is not beaten by drawn A
+    (exact closed forms, float64), and R(A*) - R(f*) = E|A* Z - f*(Z)|^2 by a Monte Carlo z-test of
+    |A* Z - X|^2 - |f*(Z) - X|^2 - |A* Z - f*(Z)|^2 (mean 0), f* the Bayes denoiser of Prop. C.1."""
+    rng, rows = ctx.stream("linear-excess"), []
+    fam = fam if fam is not None else AlphaFamily(name="C.7#7")
+    k = 4.0 if perturb else 1.0
+    for i in range(n_cfg):
+        pi1 = rng.uniform(0.2, 0.8)
+        pi, ms, G, xi2 = np.array([pi1, 1 - pi1]), rng.normal(size=(2, d)), _spd(rng, d, 0.3, 1.2), rng.uniform(0.3, 1.5)
+        Exx = G + sum(pi[j] * np.outer(ms[j], ms[j]) for j in range(2))
+        risk = lambda A: float(np.trace((np.eye(d) - A) @ Exx @ (np.eye(d) - A).T) + xi2 * np.sum(A * A))
+        A_star = Exx @ np.linalg.inv(Exx + xi2 * np.eye(d))
+        for _ in range(4):
+            A = A_star + rng.normal(size=(d, d)) * rng.uniform(0.01, 1.0)
+            lhs = risk(A_star) + (k - 1) * (risk(A) - risk(A_star))
+            rows.append({"check": C7_CHECKS[1], "config": i, **Bound(slack=1e-12).decide(lhs, risk(A))})
+        X = _mixture_samples(rng, n, pi, ms, G)
+        Z = X + np.sqrt(xi2) * rng.standard_normal((n, d))
+        S = G + xi2 * np.eye(d)
+        w = np.stack([pi[j] * _gauss(Z, ms[j], S) for j in range(2)], 1)
+        beta = w / w.sum(1, keepdims=True)
+        fstar = Z @ (G @ np.linalg.inv(S)).T + xi2 * (beta @ ms) @ np.linalg.inv(S).T
+        D = (np.sum((Z @ A_star.T - X) ** 2, 1) - np.sum((fstar - X) ** 2, 1)
+             - np.sum((Z @ A_star.T - fstar) ** 2, 1))
+        test = ZTest(fam.take(f"config {i}", n_cfg), margin=0.1, name="C.7#7 z-test")
+        rows.append({"check": C7_CHECKS[2], "config": i, "samples": n,
+                     **test.decide(D.mean(), D.std(ddof=1) / np.sqrt(n), -_BUMP if perturb else 0.0, n_samples=n)})
+    return rows
+
+
+def lln_rows(ctx, perturb: bool, fam=None, n: int = 200_000, d: int = 2, n_cfg: int = 2) -> list:
     """C.7#2: (1/L) sum_k (Z_k^T U z) V Z_k against V (int z' z'^T dmu) U z, Z_k from a drawn mixture."""
-    rng, fam, rows = ctx.stream("lln-samples"), AlphaFamily(name="C.7#2"), []
+    rng, rows = ctx.stream("lln-samples"), []
+    fam = fam if fam is not None else AlphaFamily(name="C.7#2")
     for i in range(n_cfg):
         pi1 = rng.uniform(0.2, 0.8)
         pi, ms, S = np.array([pi1, 1 - pi1]), rng.normal(size=(2, d)), _spd(rng, d, 0.3, 1.5)

@@ -39,8 +39,8 @@ class _Ctx:
 
 
 def test_probabilistic_steps_hold_and_their_perturbations_are_refuted():
-    from softmix.checks.paper.steps_c_rows import bayes_rows, lln_rows, orthogonality_rows
-    for fn in (bayes_rows, lln_rows, orthogonality_rows):
+    from softmix.checks.paper.steps_c_rows import bayes_rows, c7_rows, orthogonality_rows
+    for fn in (bayes_rows, c7_rows, orthogonality_rows):
         assert all(r["passed"] for r in fn(_Ctx(3), False)), fn.__name__
         assert all(r["passed"] is False for r in fn(_Ctx(3), True)), fn.__name__
 
