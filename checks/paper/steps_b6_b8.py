@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from softmix.theory import steps_b6_b8 as T, steps_b7 as T7
 
+from .steps_b6_rows import B6_CHECKS, b6_rows
 from .steps_b7_rows import B7_CHECKS, b7_rows
 from .steps_common import step_claim
 
 __all__: list = []
 
 step_claim("steps-prop-b.29", "Proof of Prop. B.29: the second-order chain rule for R = R~ o Phi at a critical point",
-           "App. B.6, Prop. B.29", T.b6_steps, d=1)
+           "App. B.6, Prop. B.29", T.b6_steps, d=1,
+           numeric=b6_rows, checks=B6_CHECKS)
 step_claim("steps-thm-3.5", "Proof of Thm 3.5: the flow in Morse-Bott coordinates and the tangential estimate",
            "App. B.7, Thm 3.5", T7.b7_steps, d=2,
            numeric=b7_rows, checks=B7_CHECKS)

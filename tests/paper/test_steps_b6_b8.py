@@ -39,3 +39,10 @@ def test_chart_flow_estimates_hold_and_each_tightening_is_refuted():
     assert {r["check"] for r in rows} == set(B7_CHECKS) and all(r["passed"] for r in rows)
     refuted = {r["check"] for r in b7_rows(_Ctx(5), True) if r["passed"] is False}
     assert refuted == set(B7_CHECKS)
+
+
+def test_kernel_inclusions_hold_at_optimal_points_and_a_perturbed_dc_is_refuted():
+    from softmix.checks.paper.steps_b6_rows import B6_CHECKS, b6_rows
+    rows = b6_rows(_Ctx(2), False)
+    assert {r["check"] for r in rows} == set(B6_CHECKS) and all(r["passed"] for r in rows)
+    assert any(r["passed"] is False for r in b6_rows(_Ctx(2), True))
