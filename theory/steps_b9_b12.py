@@ -12,11 +12,11 @@ from __future__ import annotations
 import sympy as sp
 
 from .derivation import Derivation
-from .lda import f_theta_expr
+from .lda import effective_map, f_theta_expr
 from .mixtures import gradient, matrix_symbols, vector_symbols
 from .steps_common import gaussian_integrals, logistic_loss, sigma
 
-__all__ = ["b9_steps", "b11_steps", "b12_steps", "reduced_flow"]
+__all__ = ["b9_steps", "b11_steps", "b11_krylov_steps", "krylov_instance", "b12_steps", "reduced_flow"]
 
 SRC = "Gabet-Boursier-Boyer 2026"
 
@@ -89,10 +89,49 @@ def b9_steps(d: int = 2) -> list:
     ]
 
 
+def krylov_instance():
+    """An explicit Krylov instance in d = 3: Gamma = Q diag(l1, l2, l3) Q^T (Q a rational orthogonal Cayley
+    matrix, l free), m = a q1 + b q2 (a, b free), so K = span{m, Gamma m, ...} = span(q1, q2) when
+    l1 != l2 and a b != 0, K^perp = span(q3); a point of T_K: U11 = A (I - P_K) (A free), u12 = 0,
+    v21 = t q3, v22 = 0.  Returns (Gamma, m, P_K, theta, q)."""
+    S = sp.Matrix([[0, sp.Rational(1, 2), sp.Rational(1, 3)], [-sp.Rational(1, 2), 0, sp.Rational(1, 5)],
+                   [-sp.Rational(1, 3), -sp.Rational(1, 5), 0]])
+    Q = (sp.eye(3) - S) * (sp.eye(3) + S).inv()
+    q = [Q[:, i] for i in range(3)]
+    lam = sp.symbols("l1 l2 l3", positive=True)
+    G = Q * sp.diag(*lam) * Q.T
+    a, b, t = sp.symbols("a b t", real=True)
+    m = a * q[0] + b * q[1]
+    PK = q[0] * q[0].T + q[1] * q[1].T
+    U11 = matrix_symbols("A", 3) * (sp.eye(3) - PK)
+    return G, m, PK, (U11, sp.zeros(3, 1), t * q[2], sp.Integer(0)), q
+
+
+def b11_krylov_steps() -> list:
+    """B.11#2, #4, #5, #6 on the explicit Krylov instance :func:`krylov_instance` (d = 3), the gradient
+    G_w a free vector: b = r = s = 0 on T_K (eq. (7)), U11' x_K = 0, P_K v21' = 0."""
+    G, m, PK, theta, q = krylov_instance()
+    w, b, r, s, _ = effective_map(theta, m, -m, G, sp.Rational(1, 2))
+    U11, _, v21, _ = theta
+    g = vector_symbols("Gw", 3)
+    c1, c2 = sp.symbols("c1 c2", real=True)
+    xK = c1 * q[0] + c2 * q[1]
+    Ud, vd = -g * (G * v21).T, -G * U11.T * g
+    src, asm = f"{SRC}, App. B.11 (Lemma B.37)", ("d = 3, K = span(q1, q2) (l1 != l2, a b != 0)", "m_-1 = -m")
+    return [Derivation("B.11#2 b = r = s = 0 on T_K", src, sp.Matrix([b, r, *s]), sp.zeros(5, 1), assumptions=asm),
+            Derivation("B.11#4 U11' x_K = -G_w (Gamma v21)^T x_K = 0", src, sp.Matrix.vstack(Ud * xK, (G * v21).T * xK),
+                       sp.zeros(4, 1), assumptions=asm),
+            Derivation("B.11#5 v21' = -Gamma U11^T G_w in K^perp", src, PK * vd, sp.zeros(3, 1), assumptions=asm),
+            Derivation("B.11#6 U11' P_K = 0, P_K v21' = 0 on T_K", src, sp.Matrix.hstack(Ud * PK, PK * vd),
+                       sp.zeros(3, 4), assumptions=asm)]
+
+
 def b11_steps(d: int = 2) -> list:
-    """B.11#3: the gradients on r = s = 0 in the symmetric balanced model (Lemma B.36)."""
+    """B.11#3: the gradients on r = s = 0 in the symmetric balanced model (Lemma B.36); B.11#2, #4-#6
+    on the explicit Krylov instance (d = 3, :func:`b11_krylov_steps`)."""
     (gU, gv, gu, gv22), (sU, sv), _ = reduced_flow(d)
-    return [Derivation("B.11#3 the gradients on r = s = 0: u12 and v22 vanish, U11 and v21 through G_w",
+    return b11_krylov_steps() + [Derivation(
+        "B.11#3 the gradients on r = s = 0: u12 and v22 vanish, U11 and v21 through G_w",
                        f"{SRC}, App. B.11 (Lemma B.36)", sp.Matrix.hstack(gU, gv, gu, sp.Matrix([gv22] * d)),
                        sp.Matrix.hstack(sU, sv, sp.zeros(d, 1), sp.zeros(d, 1)),
                        assumptions=("integrand level", "m_-1 = -m1, pi_+ = 1/2 (s0 = 0), r = s = 0"))]

@@ -29,3 +29,15 @@ def test_step_claim_verified_with_its_control_refuted():
     r = softmix.run_claim("steps-lemma-b.3", seed=5)
     assert r["verdict"] == "verified"
     assert [c["verdict"] for c in r["negative_controls"]] == ["refuted"]
+
+
+class _Ctx:
+    def stream(self, *purpose):
+        import numpy as np
+        return np.random.default_rng([4, len(purpose[0])])
+
+
+def test_bayes_risk_is_below_drawn_predictors_and_the_tightening_is_refuted():
+    from softmix.checks.paper.steps_a_b3 import bayes_risk_rows
+    assert all(r["passed"] for r in bayes_risk_rows(_Ctx(), False))
+    assert all(r["passed"] is False for r in bayes_risk_rows(_Ctx(), True))

@@ -22,3 +22,27 @@ def test_flow_metric_is_J_J_transpose_not_J_transpose_J():
     gradF = sp.Matrix([sp.diff(generic_jet(zs, "F"), z) for z in zs]).xreplace(dict(zip(zs, psi.xreplace(at0))))
     assert type(d22)("J^T J", "", d22.derived, -J * J.T * gradF).decide(seed=2)[0] == "proven"
     assert type(d22)("J^T J", "", d22.derived, -J.T * J * gradF).decide(seed=2)[0] == "refuted"
+
+
+class _Ctx:
+    def __init__(self, seed):
+        self.seed = seed
+
+    def stream(self, *purpose):
+        import numpy as np
+        return np.random.default_rng([self.seed, len(purpose[0])])
+
+
+def test_chart_flow_estimates_hold_and_each_tightening_is_refuted():
+    from softmix.checks.paper.steps_b7_rows import B7_CHECKS, b7_rows
+    rows = b7_rows(_Ctx(5), False)
+    assert {r["check"] for r in rows} == set(B7_CHECKS) and all(r["passed"] for r in rows)
+    refuted = {r["check"] for r in b7_rows(_Ctx(5), True) if r["passed"] is False}
+    assert refuted == set(B7_CHECKS)
+
+
+def test_kernel_inclusions_hold_at_optimal_points_and_a_perturbed_dc_is_refuted():
+    from softmix.checks.paper.steps_b6_rows import B6_CHECKS, b6_rows
+    rows = b6_rows(_Ctx(2), False)
+    assert {r["check"] for r in rows} == set(B6_CHECKS) and all(r["passed"] for r in rows)
+    assert any(r["passed"] is False for r in b6_rows(_Ctx(2), True))

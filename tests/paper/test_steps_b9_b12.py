@@ -26,3 +26,44 @@ def test_krylov_steps_proven_and_vandermonde_vanishes_at_a_repeated_eigenvalue()
     vdm = ds[-1].derived
     lam1, lam2 = sp.Symbol("lambda1", real=True), sp.Symbol("lambda2", real=True)
     assert sp.expand(vdm.subs(lam2, lam1)) == 0
+
+
+class _Ctx:
+    def __init__(self, seed):
+        self.seed = seed
+
+    def stream(self, *purpose):
+        import numpy as np
+        return np.random.default_rng([self.seed, len(purpose[0])])
+
+
+def test_flow_and_coercivity_estimates_hold_and_their_tightening_is_refuted():
+    from softmix.checks.paper.steps_flow_rows import COERCIVITY_CHECKS, FLOW_CHECKS, coercivity_rows, flow_rows
+    for seed in (1, 2):
+        rows = flow_rows(_Ctx(seed), False) + coercivity_rows(_Ctx(seed), False)
+        assert rows and all(r["passed"] for r in rows)
+        assert {r["check"] for r in rows} == set(FLOW_CHECKS + COERCIVITY_CHECKS)
+    tight = flow_rows(_Ctx(1), True) + coercivity_rows(_Ctx(1), True)
+    refuted = {r["check"] for r in tight if r["passed"] is False}
+    assert "B.12#16 Gronwall" in refuted and "B.9#14 sigma_w >= sqrt(lmin)|w|" in refuted
+
+
+def test_claims_declare_the_flow_checks():
+    from softmix.checks.registry import load_all
+    cs = load_all(())
+    assert "B.12#16 Gronwall" in cs["steps-thm-3.6"].checks
+    assert "B.9#5 L >= E(-w^T YX)_+" in cs["steps-lemma-b.32"].checks
+
+
+def test_krylov_steps_proven_and_orthogonality_to_m_alone_is_not_enough():
+    """B.11#2, #4-#6 hold on the explicit Krylov instance; with v21 orthogonal to m but not to K
+    (the paper's warning before Lemma B.37) Gamma v21 leaves K^perp and B.11#4 fails."""
+    from softmix.theory.steps_b9_b12 import b11_krylov_steps, krylov_instance
+    for der in b11_krylov_steps():
+        assert der.decide(seed=1)[0] == "proven", der.name
+        assert perturbed(der).decide(seed=1)[0] == "refuted", der.name
+    G, m, _, _, q = krylov_instance()
+    a, b = sp.symbols("a b", real=True)
+    v = b * q[0] - a * q[1] + q[2]  # orthogonal to m = a q1 + b q2, not in K^perp
+    assert sp.simplify((v.T * m)[0, 0]) == 0
+    assert sp.simplify(((G * v).T * m)[0, 0]) != 0  # x_K = m: U11' m = -G_w (Gamma v)^T m != 0

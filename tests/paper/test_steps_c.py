@@ -27,3 +27,20 @@ def test_step_claim_verified_with_its_control_refuted():
     r = softmix.run_claim("steps-prop-c.1", seed=5)
     assert r["verdict"] == "verified"
     assert [c["verdict"] for c in r["negative_controls"]] == ["refuted"]
+
+
+class _Ctx:
+    def __init__(self, seed):
+        self.seed = seed
+
+    def stream(self, *purpose):
+        import numpy as np
+        return np.random.default_rng([self.seed, len(purpose[0])])
+
+
+def test_probabilistic_steps_hold_and_their_perturbations_are_refuted():
+    from softmix.checks.paper.steps_c_rows import bayes_rows, c7_rows, orthogonality_rows
+    for fn in (bayes_rows, c7_rows, orthogonality_rows):
+        assert all(r["passed"] for r in fn(_Ctx(3), False)), fn.__name__
+        assert all(r["passed"] is False for r in fn(_Ctx(3), True)), fn.__name__
+
