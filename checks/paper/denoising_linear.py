@@ -53,7 +53,7 @@ def _pythagoras(t: DenoisingTask, A, val, err, rng, dps: int):
         Q = D * MZ * D.T
         worst = max(worst, abs(vb - val - mpm.fsum(Q[i, i] for i in range(t.d))))
         Bs.append((A + D, vb))
-    rows = [{"check": "Pythagoras R(A + D) = R(A) + tr(D M_Z D^T)",
+    rows = [{"check": "pythagoras_identity: R(A + D) = R(A) + tr(D M_Z D^T)",
              **Residual(dps=dps, guard=8).decide(worst, scale=val)},
             {"check": "R(A) - R(f*) > 1000 x quadrature error", "value": mpm.nstr(val, 25),
              "quad_error_estimate": mpm.nstr(err, 3), "passed": bool(val > 1000 * (err + to_mpf(10) ** (-dps + 5)))}]
