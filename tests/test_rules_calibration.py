@@ -11,7 +11,8 @@ import pytest
 from scipy import stats
 
 from softmix.checks.fits import InverseLRule, SlopeRule, fit_inverse_L, fit_loglog_slope, mean_se_dof
-from softmix.checks.rules import ALPHA, AlphaFamily, AlphaOverspent, Threshold, ZTest, combine, zscore_test
+from softmix.checks.rules import ALPHA, AlphaFamily, AlphaOverspent, Threshold, ZTest, zscore_test
+from softmix.checks.verdicts import combine
 
 A = 0.05
 N_SIM = 1500
@@ -211,9 +212,9 @@ def test_threshold_and_combine():
     assert Threshold(1.0).decide(0.5)["verdict"] == "confirmed"
     assert Threshold(1.0).decide(1.5)["verdict"] == "refuted"
     assert Threshold(1.0).decide(float("nan"))["verdict"] == "inconclusive"
-    assert combine("confirmed", {"verdict": "inconclusive"}) == "inconclusive"
-    assert combine("inconclusive", "refuted") == "refuted"
-    assert combine("confirmed", "confirmed") == "confirmed"
+    assert combine(["confirmed", {"verdict": "inconclusive"}]) == "inconclusive"
+    assert combine(["inconclusive", "refuted"]) == "refuted"
+    assert combine(["confirmed", "confirmed"]) == "confirmed"
     for r in (ZTest(A), SlopeRule(A), InverseLRule(A), Threshold(0.0)):
         assert isinstance(r.describe(), str) and str(r.alpha if r.alpha else "") in r.describe() + "0.0"
 
