@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from softmix.checks import api, configs, verdicts
+from softmix.checks import api, verdicts
 from softmix.checks.registry import Outcome
 from softmix.checks.runner import claim_passed, exit_code, verdict_counts
 from softmix.checks.schema import validate
@@ -166,12 +166,12 @@ def test_the_one_combine_agrees_with_the_lattice(vs):
 
 
 def test_one_combine_everywhere():
-    """api, configs and the facade hand out the one combine, row mapper and control rule."""
+    """api and the facade hand out the one combine, row mapper and control rule."""
     import softmix
 
-    assert api.combine is configs.combine is softmix.combine is verdicts.combine
+    assert api.combine is softmix.combine is verdicts.combine
     assert api.verdict_of is softmix.verdict_of is verdicts.verdict_of
-    assert configs.combine_control is softmix.combine_control is verdicts.combine_control
+    assert softmix.combine_control is verdicts.combine_control
     assert api.LATTICE is verdicts.LATTICE
 
 
