@@ -12,32 +12,17 @@ check works in exact or arbitrary-precision arithmetic.
 
 Running a claim on them is the engine's: ``@softmix.claim(..., configurations=softmix.Draws(draw,
 quick=1, full=3))`` (:mod:`softmix.checks.configurations`: the alpha split, the skipped draws,
-the control rule, the evidence).  ``generic`` and ``configuration_rng`` remain for the paper
-library until its port; ``combine`` and ``combine_control`` are those of
-:mod:`softmix.checks.verdicts`.
+the control rule, the evidence).
 
 The engine knows nothing of the paper: draws are about mixtures and matrices, not claims.
 """
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 
 import numpy as np
 
-from .configurations import Draws, run_configurations
-from .registry import Context
-from .verdicts import combine, combine_control  # noqa: F401  (compat: removed after the paper port)
-
-__all__ = ["configuration_rng", "rational", "weights", "means", "spd", "matrix", "vector", "mixture", "large_scores",
-           "combine", "combine_control", "generic"]
-
-
-def configuration_rng(ctx: Context, index: int, *keys) -> np.random.Generator:
-    """Stream for drawn configuration ``index`` of ``ctx``'s claim: ``ctx.stream("configuration",
-    index, *keys)`` (seed, claim id, index, keys; never the control or the profile)."""
-    # compat: removed after the paper port
-    return ctx.stream("configuration", int(index), *keys)
+__all__ = ["rational", "weights", "means", "spd", "matrix", "vector", "mixture", "large_scores"]
 
 
 # ---- draws ----------------------------------------------------------------------------------------
@@ -249,23 +234,3 @@ def large_scores(rng, n: int, low: float = 1000.0, high: float = 5000.0) -> list
     if n >= 2 and len({x.startswith("-") for x in out}) == 1:  # one sign only (1 draw in 2^(n-1)): flip the last
         out[-1] = out[-1][1:] if out[-1].startswith("-") else "-" + out[-1]
     return out
-
-
-# ---- compat: removed after the paper port ------------------------------------------------------------
-def generic(draw, quick: int = 1, full: int = 3, keep_evidence: bool = True):
-    """Decorator of an old-style check ``check(params: dict, ctx)``: decide it on the given
-    parameters and on drawn configurations -- :func:`softmix.checks.configurations.run_configurations`
-    with ``Draws(draw, quick, full, keep_evidence)`` (``draw`` receives the parameters as a dict).
-    Write ``@softmix.claim(..., configurations=softmix.Draws(draw, quick=1, full=3))`` instead."""
-    # compat: removed after the paper port
-    draws = Draws(draw, quick, full, keep_evidence)
-
-    def deco(check):
-        @functools.wraps(check)
-        def wrapper(params, ctx):
-            return run_configurations(ctx.claim_object(), draws, params, ctx, lambda p: check(p, ctx))
-
-        wrapper.generic_draw = draw  # type: ignore[attr-defined]
-        wrapper.draws = draws  # type: ignore[attr-defined]
-        return wrapper
-    return deco

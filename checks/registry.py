@@ -7,7 +7,6 @@ per negative control with ``ctx.variant`` set to the control id; a control must 
 from __future__ import annotations
 
 import os as _os
-import zlib
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -131,31 +130,6 @@ class Context:
         pkey = json.dumps(params, sort_keys=True, default=str) if params is not None else ""
         return remember("context.data", (self.claim_id, int(self.seed), str(key), pkey),
                         lambda: factory(self.stream("data", str(key), pkey)))
-
-    # ---- compat: removed after the paper port (the paper library's streams; exact current numbers) ----
-    def seed_sequence(self, *keys) -> np.random.SeedSequence:
-        """Stream per (seed, claim, variant, keys): depends on the control.  Use :meth:`stream`."""
-        # compat: removed after the paper port
-        k = [zlib.crc32(self.claim_id.encode()), zlib.crc32((self.variant or "").encode())]
-        k += [zlib.crc32(str(x).encode()) for x in keys]
-        return np.random.SeedSequence(entropy=int(self.seed), spawn_key=tuple(k))
-
-    def rng(self, *keys) -> np.random.Generator:
-        """Generator of :meth:`seed_sequence` (depends on the control).  Use :meth:`stream`."""
-        # compat: removed after the paper port
-        return np.random.default_rng(self.seed_sequence(*keys))
-
-    def int_seed(self, *keys) -> int:
-        """An integer from :meth:`seed_sequence` (depends on the control).  Use :meth:`stream`."""
-        # compat: removed after the paper port
-        return int(self.seed_sequence(*keys).generate_state(1)[0])
-
-    def shared_rng(self, *keys) -> np.random.Generator:
-        """A stream of (seed, claim, keys), not the control, by an older derivation.  Use :meth:`stream`."""
-        # compat: removed after the paper port
-        k = [zlib.crc32(self.claim_id.encode()), zlib.crc32(b"shared-data")]
-        k += [zlib.crc32(str(x).encode()) for x in keys]
-        return np.random.default_rng(np.random.SeedSequence(entropy=int(self.seed), spawn_key=tuple(k)))
 
     def control(self, name: str) -> bool:
         """True when this run is the negative control ``name``.  An unknown name raises

@@ -43,7 +43,7 @@ Statistics by construction
 * Verdicts: a rule's row gets its verdict from :func:`softmix.checks.verdicts.verdict_of` (the one
   row mapper) and rows combine by :func:`softmix.checks.verdicts.combine`: any ``refuted`` refutes
   (each test ran at its share of alpha), else any ``error`` errs, else any ``inconclusive`` makes it
-  inconclusive.  (``combine`` here is the older, capped form kept for the paper library.)
+  inconclusive.
 """
 from __future__ import annotations
 
@@ -56,11 +56,11 @@ import mpmath as mpm
 import numpy as np
 from scipy import stats
 
-from .verdicts import combine as combine_verdicts, verdict_of
+from .verdicts import verdict_of
 
 __all__ = ["ALPHA", "claim_alpha", "alpha_share", "alpha_accounting", "AlphaFamily", "AlphaOverspent", "Rule", "ZTest",
-           "Threshold", "combine", "z_critical", "t_critical", "zscore_test", "residual_test", "verdict_from", "fmt",
-           "Residual", "Float64Agreement", "EPS64", "Bound", "ChiSquareCalibration", "Reach"]
+           "Threshold", "z_critical", "t_critical", "zscore_test", "residual_test", "fmt",
+           "Residual", "Float64Agreement", "EPS64", "Bound", "ChiSquareCalibration"]
 
 #: Family-wise false-refutation level of every claim in softmix (all its Monte Carlo tests together).
 ALPHA = 1e-3
@@ -372,50 +372,6 @@ class ChiSquareCalibration(Rule):
                            "interval": [lo, hi], "alpha": self.alpha})
 
 
-class Reach(Rule):
-    """The precondition of a check that can decide only inside its reach (a regime fixed before any number is
-    seen, e.g. ``lambda* < 1/8`` for a 1/L extrapolation): ``decide(value)`` passes when ``value op limit`` holds
-    and is ``inconclusive`` (never refuted) otherwise, with ``reason`` -- what the check cannot do there and what
-    would settle it.  No alpha.
-
-    >>> Reach(0.125, "<", name="lambda*", reason="remainder too large").decide(0.2)["verdict"]
-    'inconclusive'
-    """
-
-    alpha = 0.0
-
-    def __init__(self, limit: float, op: str = "<", name: str = "reach", reason: str = ""):
-        if op not in ("<=", ">=", "<", ">"):
-            raise ValueError("op must be one of <=, >=, <, >")
-        self.limit, self.op, self.name, self.reason = float(limit), op, name, reason
-
-    def describe(self) -> str:
-        return (f"{self.name}: decided only where value {self.op} {self.limit:g} (the check's reach; outside it "
-                "inconclusive, never refuted; no alpha)")
-
-    def decide(self, value) -> dict:
-        v = float(value) if value is not None else float("nan")
-        inside = math.isfinite(v) and {"<=": v <= self.limit, ">=": v >= self.limit, "<": v < self.limit,
-                                       ">": v > self.limit}[self.op]
-        out: dict = {"passed": True if inside else None, "value": v, "limit": self.limit}
-        if not inside:
-            out["reason"] = f"{self.name} = {v:.4g} is outside the reach ({self.op} {self.limit:.4g})" + (
-                f": {self.reason}" if self.reason else "")
-        out["verdict"] = verdict_of({"passed": out["passed"]})
-        return self._wrap(out)
-
-
-def combine(*decisions) -> str:
-    """A verdict from rule decisions (dicts with ``verdict``) or verdict strings, capped at
-    ``confirmed`` (``verified`` and ``unproven`` count as confirmed; no decisions: confirmed).
-    Use :func:`softmix.checks.verdicts.combine` (``softmix.combine``), which takes parts, decisions
-    and verdicts alike."""
-    # compat: removed after the paper port (its callers pass symbolic verdicts it must cap)
-    vs = ["confirmed" if v in ("verified", "unproven") else v
-          for v in (d["verdict"] if isinstance(d, dict) else d for d in decisions)]
-    return combine_verdicts(vs) if vs else "confirmed"
-
-
 # ---- functional forms kept for callers ---------------------------------------------------------
 def zscore_test(estimate, se, predicted, alpha: float = ALPHA) -> dict:
     """Two-sided z-tests of estimate == predicted, elementwise, Bonferroni over all entries
@@ -438,12 +394,6 @@ def _real_mp(x):
         return x
     v = _exact_or_mp(x.item() if isinstance(x, np.generic) else x)
     return v if isinstance(v, mpm.mpf) else mpm.mpf(v.numerator) / v.denominator
-
-
-def verdict_from(passed, kind: str = "numeric") -> str:
-    """``verdict_of({"passed": passed}, kind)``."""
-    # compat: removed after the paper port
-    return verdict_of({"passed": passed}, kind)
 
 
 def fmt(x, digits: int = 6) -> str:

@@ -12,10 +12,8 @@ statement altered), not on the profile, the worker, the process or the order in 
 controls run.  Different purposes (``"configuration"``, ``"data"``, ``"symbolic-points"``, ...)
 give independent streams.  Keys are compared through ``str``: ``1`` and ``"1"`` are the same key.
 
-The ``0`` in the spawn key is the slot the compatibility method ``Context.rng`` fills with the
-control's name (empty for the claim itself): in a claim's own run ``ctx.rng(p, *keys)`` and
-``ctx.stream(p, *keys)`` give the same numbers, so porting a check from ``rng`` to ``stream``
-moves only its controls' numbers.
+The ``0`` in the spawn key is kept so the numbers stay those the claims were recorded with (it
+was the slot of an older per-control stream, now gone).
 
 >>> a = stream(7, "my-claim", "noise").standard_normal(3)
 >>> b = stream(7, "my-claim", "noise").standard_normal(3)

@@ -101,7 +101,7 @@ _EXPORTS = {
     "AlphaFamily": ("softmix.checks.rules", "AlphaFamily"),
     "SlopeRule": ("softmix.checks.fits", "SlopeRule"),
     "InverseLRule": ("softmix.checks.fits", "InverseLRule"),
-    # drawn configurations (the module: configs.mixture, configs.generic, ...)
+    # drawn configurations (the module: configs.mixture, configs.spd, ...)
     "configs": ("softmix.checks", "configs"),
     "NonNegative": ("softmix.checks.params", "NonNegative"),
     "Positive": ("softmix.checks.params", "Positive"),

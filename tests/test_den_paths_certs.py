@@ -8,19 +8,18 @@ import pytest
 
 pytest.importorskip("flint")
 
-from softmix.checks.paper import certify  # noqa: E402
 from softmix.checks.runner import run_claim  # noqa: E402
 from softmix.numerics import (
     balls as B,  # noqa: E402
     denoising as ND,  # noqa: E402
 )
+from softmix.numerics.memo import scope  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def _fresh_certificates():
-    certify._CACHE.clear()
-    yield
-    certify._CACHE.clear()
+    with scope():  # a fresh run memo: no certificate is remembered across tests
+        yield
 
 
 def test_clean_certificates_enclose_their_references():

@@ -1,7 +1,7 @@
 """Known answers for ``@softmix.claim(..., configurations=softmix.Draws(...))``: the engine runs the
 claim on the given configuration and on the drawn ones, with the alpha split 1/(1 + n) fixed before
 anything is drawn, the control rule across configurations, draws that break a declared assumption
-skipped, and ``evidence["configurations"]`` as the compat ``configs.generic`` writes it."""
+skipped."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,8 +9,7 @@ from dataclasses import dataclass
 import pytest
 
 import softmix
-from softmix.checks import configs
-from softmix.checks.registry import Claim, Context, Control, Outcome
+from softmix.checks.registry import Claim
 from softmix.checks.rules import ALPHA, claim_alpha
 from softmix.checks.runner import run_claim_object
 
@@ -138,23 +137,3 @@ def test_draws_are_validated_and_the_decorator_refuses_anything_else():
                       register=False)
 
 
-def test_compat_generic_writes_the_same_evidence_as_draws():
-    """configs.generic (the paper library's, until its port) is the engine's loop with dict parameters."""
-    draw = lambda rng, p, i: {"x": int(rng.integers(2, 1000))}
-
-    @configs.generic(draw, quick=2)
-    def old(params, ctx):
-        ok = not (ctx.variant == "wrong" and int(params["x"]) % 2 == 0)
-        return Outcome("confirmed" if ok else "refuted", {"x": params["x"]})
-
-    c_old = Claim(id="unit-draws", title="t", source="s", statement="s", section="user", check=old, defaults={"x": 1},
-                  controls=(Control("wrong", "a wrong statement"),))
-    c_new, _ = _claim(draw, quick=2, refute=lambda p, ctl: ctl and p.x % 2 == 0)
-    a, b = run_claim_object(c_old, "quick", seed=9), run_claim_object(c_new, "quick", seed=9)
-    strip = lambda rows: [(r["name"], r["values"], r["verdict"]) for r in rows]
-    assert strip(a["evidence"]["configurations"]) == strip(b["evidence"]["configurations"])
-    assert a["negative_controls"][0]["verdict"] == b["negative_controls"][0]["verdict"]
-    assert a["evidence"]["alpha_split"] == b["evidence"]["alpha_split"]
-    # the compat stream is the engine's
-    ctx = Context("unit-draws", "quick", 9, variant="wrong")
-    assert (configs.configuration_rng(ctx, 1).random(3) == ctx.stream("configuration", 1).random(3)).all()

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from softmix.checks import api, configs, engine_controls as E, registry, rules, runner, verdicts
+import softmix
+from softmix.checks import api, engine_controls as E, registry, rules, runner, verdicts
 from softmix.checks.registry import REGISTRY, Claim, Context, Control, Outcome
 from softmix.checks.schema import VERIFY_SCHEMA, validate
 
@@ -173,17 +174,21 @@ def test_context_uses_its_own_claim_not_the_registry():
         REGISTRY.pop("unit-ctx-claim", None)
 
 
-def test_generic_names_the_given_configuration_from_ctx_claim():
-    @configs.generic(lambda rng, p, i: {"x": 2}, quick=1)
-    def check(params, ctx):
-        return Outcome("confirmed", {})
+def test_configurations_name_the_given_configuration_of_an_unregistered_claim():
+    @dataclass
+    class GP:
+        x: int = 1
 
-    c = Claim(id="unit-generic-unregistered", title="t", source="s", statement="s", section="user", check=check,
-              defaults={"x": 1}, controls=(Control("c", "c"),))
-    out = check({"x": 1}, Context(c.id, "quick", 3, claim=c))
-    assert [r["name"] for r in out.evidence["configurations"]] == ["paper", "drawn-1"]
-    out = check({"x": 5}, Context(c.id, "quick", 3, claim=c))
-    assert out.evidence["configurations"][0]["name"] == "given"
+    def check(p: GP, ctx):
+        return api.part("numeric", [{"passed": not (ctx.control("c") and p.x == 2)}])
+
+    c = api.claim(id="unit-generic-unregistered", title="t", source="s", controls={"c": "c"}, register=False,
+                  configurations=softmix.Draws(lambda rng, p, i: {"x": 2}, quick=1))(check)
+    assert "unit-generic-unregistered" not in REGISTRY
+    res = runner.run_claim_object(c, "quick", seed=3)
+    assert [r["name"] for r in res["evidence"]["configurations"]] == ["paper", "drawn-1"]
+    res = runner.run_claim_object(c, "quick", seed=3, overrides={"x": 5})
+    assert res["evidence"]["configurations"][0]["name"] == "given"
 
 
 def test_register_false_returns_the_claim_unregistered():

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from softmix.checks import api, configs, operator as O, registry, rules, runner
+import softmix
+from softmix.checks import api, operator as O, registry, rules, runner, verdicts
 from softmix.checks.fits import InverseLRule, SlopeRule, decay_rate_decision, fit_loglog_slope
 from softmix.checks.registry import REGISTRY, Claim, Context, Control, Outcome
 from softmix.numerics import memo
@@ -240,23 +241,27 @@ def test_claim_decorator_guards():
 def test_a_crash_on_a_drawn_configuration_is_an_error_and_a_skipped_draw_is_not_run():
     seen = []
 
-    @configs.generic(lambda rng, p, i: None if i == 2 else {"x": i}, quick=3)
-    def check(params, ctx):
-        seen.append(params["x"])
-        if params["x"] == 3:
-            raise ValueError("breaks on this configuration")
-        return Outcome("confirmed", {})
+    @dataclass
+    class GP:
+        x: int = 0
 
-    c = Claim(id="guard-gen", title="t", source="s", statement="s", section="user", check=check,
-              defaults={"x": 0}, controls=(Control("c", "c"),))
-    out = check({"x": 0}, Context(c.id, "quick", 2, claim=c))
-    assert seen == [0, 1, 3] and out.verdict == "error"
-    assert [r["name"] for r in out.evidence["configurations"]] == ["paper", "drawn-1", "drawn-3"]
-    assert "breaks" in out.evidence["configurations"][2]["evidence"]["exception"]
+    def check(p: GP, ctx):
+        if not ctx.control("c"):
+            seen.append(p.x)
+        if p.x == 3:
+            raise ValueError("breaks on this configuration")
+        return api.part("numeric", [{"passed": True}])
+
+    c = api.claim(id="guard-gen", title="t", source="s", controls={"c": "c"}, register=False,
+                  configurations=softmix.Draws(lambda rng, p, i: None if i == 2 else {"x": i}, quick=3))(check)
+    res = runner.run_claim_object(c, "quick", seed=2)
+    assert seen == [0, 1, 3] and res["verdict"] == "error"
+    assert [r["name"] for r in res["evidence"]["configurations"]] == ["paper", "drawn-1", "drawn-3"]
+    assert "breaks" in res["evidence"]["configurations"][2]["evidence"]["exception"]
     # a control is refuted by one configuration that refutes it; the others are listed as without power
-    assert configs.combine_control(["confirmed", "refuted", "inconclusive"]) == "refuted"
-    assert configs.combine_control(["confirmed", "inconclusive"]) == "inconclusive"
-    assert configs.combine(["maybe", "confirmed"]) == "error"  # an unknown verdict never passes
+    assert verdicts.combine_control(["confirmed", "refuted", "inconclusive"]) == "refuted"
+    assert verdicts.combine_control(["confirmed", "inconclusive"]) == "inconclusive"
+    assert verdicts.combine(["maybe", "confirmed"]) == "error"  # an unknown verdict never passes
 
 
 # ---- rules -----------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from softmix.checks import api, configs, rules, verdicts
+from softmix.checks import api, verdicts
 from softmix.checks.registry import Outcome
 from softmix.checks.runner import claim_passed, exit_code, verdict_counts
 from softmix.checks.schema import validate
@@ -149,8 +149,7 @@ def _worst(vs):
 def test_the_one_combine_agrees_with_the_lattice(vs):
     """verdicts.combine on settled verdicts (configurations), on rule decisions, on parts (a proof
     verified beside passed evidence is verified; evidence alone at most confirmed), the row mapper
-    and the control rule all return the worst verdict; the engine's other names are the same functions;
-    the paper library's capped rules.combine (compat) never says verified."""
+    and the control rule all return the worst verdict; the engine's other names are the same functions."""
     worst = _worst(vs)
     numeric = "confirmed" if worst == "verified" else worst
     assert verdicts.combine(vs) == worst
@@ -164,16 +163,15 @@ def test_the_one_combine_agrees_with_the_lattice(vs):
     evidence = [api.Part(f"p{i}", "numeric", v) for i, v in enumerate(vs)]
     assert verdicts.combine(evidence) == numeric
     assert verdicts.combine_control(vs) == ("refuted" if "refuted" in vs else worst)
-    assert rules.combine(*vs) == numeric and rules.combine(*[{"verdict": v} for v in vs]) == numeric
 
 
 def test_one_combine_everywhere():
-    """api, configs and the facade hand out the one combine, row mapper and control rule."""
+    """api and the facade hand out the one combine, row mapper and control rule."""
     import softmix
 
-    assert api.combine is configs.combine is softmix.combine is verdicts.combine
+    assert api.combine is softmix.combine is verdicts.combine
     assert api.verdict_of is softmix.verdict_of is verdicts.verdict_of
-    assert configs.combine_control is softmix.combine_control is verdicts.combine_control
+    assert softmix.combine_control is verdicts.combine_control
     assert api.LATTICE is verdicts.LATTICE
 
 
@@ -207,9 +205,9 @@ def test_lattice_edges():
     assert api.verdict_of([{"status": "unproven"}, {"status": "refuted"}], "symbolic") == "refuted"
     with pytest.raises(TypeError):
         verdicts.combine([3.5])
-    # the compat forms keep their numbers: capped, empty is confirmed
-    assert rules.combine() == "confirmed" and rules.combine("unproven") == "confirmed"
-    assert rules.verdict_from(True, "symbolic") == "verified" and rules.verdict_from(None) == "inconclusive"
+    # a row's tri-state "passed": a proof kind verified, evidence at most confirmed, None inconclusive
+    assert api.verdict_of([{"passed": True}], "symbolic") == "verified"
+    assert api.verdict_of([{"passed": None}]) == "inconclusive"
 
 
 @pytest.mark.parametrize("verdict", ORDER)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from softmix.checks import configs
 from softmix.checks.registry import Context
 from softmix.checks.runner import run_claims
 from softmix.checks.streams import stream, stream_seed
@@ -43,16 +42,6 @@ def test_bad_seed_or_purpose_is_refused():
     for purpose in ("", None, 3):
         with pytest.raises(ValueError):
             stream_seed(1, "c", purpose)
-
-
-def test_compat_streams_keep_their_numbers():
-    """The paper library's streams until its port: ctx.rng in the claim's own run equals ctx.stream
-    (so porting rng -> stream moves only the controls' numbers); in a control it differs; the
-    configuration stream is ctx.stream("configuration", i)."""
-    claim, ctl = Context("c", "quick", 9), Context("c", "quick", 9, variant="ctl")
-    assert np.array_equal(claim.rng("x", 3).random(4), claim.stream("x", 3).random(4))
-    assert not np.array_equal(ctl.rng("x", 3).random(4), claim.stream("x", 3).random(4))
-    assert np.array_equal(configs.configuration_rng(ctl, 2).random(4), claim.stream("configuration", 2).random(4))
 
 
 PLUGIN = '''

@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from softmix.checks import configs as C
+from softmix.checks import configs as C, verdicts as V
 from softmix.checks.registry import Context, load_all
 from softmix.checks.runner import run_claim
 
@@ -23,7 +23,7 @@ def _F(s):
 # ---- draws ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("seed", [0, 1, 17])
 def test_draws_are_generic(seed):
-    rng = C.configuration_rng(Context("c", "quick", seed), 1)
+    rng = Context("c", "quick", seed).stream("configuration", 1)
     for K in (2, 3):
         w = [_F(x) for x in C.weights(rng, K)]
         assert sum(w) == 1 and len(set(w)) == K and all(x != Fraction(1, K) for x in w)
@@ -45,24 +45,24 @@ def test_draws_are_generic(seed):
 
 
 def test_stream_ignores_variant_and_profile():
-    a = C.configuration_rng(Context("c", "quick", 5), 1).integers(0, 10**9, 4)
-    b = C.configuration_rng(Context("c", "full", 5, variant="control"), 1).integers(0, 10**9, 4)
-    c = C.configuration_rng(Context("c", "quick", 6), 1).integers(0, 10**9, 4)
-    d = C.configuration_rng(Context("c", "quick", 5), 2).integers(0, 10**9, 4)
+    a = Context("c", "quick", 5).stream("configuration", 1).integers(0, 10**9, 4)
+    b = Context("c", "full", 5, variant="control").stream("configuration", 1).integers(0, 10**9, 4)
+    c = Context("c", "quick", 6).stream("configuration", 1).integers(0, 10**9, 4)
+    d = Context("c", "quick", 5).stream("configuration", 2).integers(0, 10**9, 4)
     assert (a == b).all() and not (a == c).all() and not (a == d).all()
 
 
 def test_combination_rules():
-    assert C.combine(["verified", "confirmed"]) == "confirmed"
-    assert C.combine(["verified", "verified"]) == "verified"
-    assert C.combine(["confirmed", "inconclusive"]) == "inconclusive"
-    assert C.combine(["inconclusive", "refuted", "error"]) == "refuted"
-    assert C.combine(["confirmed", "error"]) == "error"
-    assert C.combine_control(["refuted", "refuted"]) == "refuted"
-    assert C.combine_control(["refuted", "confirmed"]) == "refuted"  # one counterexample refutes a wrong statement
-    assert C.combine_control(["inconclusive", "refuted"]) == "refuted"
-    assert C.combine_control(["confirmed", "inconclusive"]) == "inconclusive"  # survived: not refuted anywhere
-    assert C.combine_control(["confirmed", "confirmed"]) == "confirmed"
+    assert V.combine(["verified", "confirmed"]) == "confirmed"
+    assert V.combine(["verified", "verified"]) == "verified"
+    assert V.combine(["confirmed", "inconclusive"]) == "inconclusive"
+    assert V.combine(["inconclusive", "refuted", "error"]) == "refuted"
+    assert V.combine(["confirmed", "error"]) == "error"
+    assert V.combine_control(["refuted", "refuted"]) == "refuted"
+    assert V.combine_control(["refuted", "confirmed"]) == "refuted"  # one counterexample refutes a wrong statement
+    assert V.combine_control(["inconclusive", "refuted"]) == "refuted"
+    assert V.combine_control(["confirmed", "inconclusive"]) == "inconclusive"  # survived: not refuted anywhere
+    assert V.combine_control(["confirmed", "confirmed"]) == "confirmed"
 
 
 # ---- the engine run lists the configurations, seeded --------------------------------------------
@@ -214,7 +214,7 @@ def _draws(claim_id, draw, seed, i=1):
         from softmix.checks.params import coerce_dataclass
         return draw(Context(claim_id, "quick", seed).stream("configuration", i),
                     coerce_dataclass(claim.params_type, params), i)
-    return draw(C.configuration_rng(Context(claim_id, "quick", seed), i), dict(params), i)
+    return draw(Context(claim_id, "quick", seed).stream("configuration", i), dict(params), i)
 
 
 @pytest.mark.parametrize("claim_id,module,draw", [
@@ -342,9 +342,9 @@ def test_lda_draws_follow_the_seed(cid):
     claim = _lda_registry()[cid]
     draw = _draw_of(claim)
     p = claim.params("quick")
-    a = draw(C.configuration_rng(Context(cid, "quick", 5001), 1), dict(p), 1)
-    b = draw(C.configuration_rng(Context(cid, "full", 5001, variant=claim.controls[0].id), 1), dict(p), 1)
-    c = draw(C.configuration_rng(Context(cid, "quick", 5002), 1), dict(p), 1)
+    a = draw(Context(cid, "quick", 5001).stream("configuration", 1), dict(p), 1)
+    b = draw(Context(cid, "full", 5001, variant=claim.controls[0].id).stream("configuration", 1), dict(p), 1)
+    c = draw(Context(cid, "quick", 5002).stream("configuration", 1), dict(p), 1)
     assert a == b and a != c
 
 
@@ -355,7 +355,7 @@ def test_lda_draws_are_generic(seed):
     from softmix.checks.paper.lda import draw_lda, draw_lda_symmetric
     from softmix.checks.paper.lda_landscape import PropB30, draw_r_star
 
-    rng = C.configuration_rng(Context("x", "quick", seed), 1)
+    rng = Context("x", "quick", seed).stream("configuration", 1)
     for key, c in [("g", draw_lda(rng, {}, 1)["lda"]), ("s", draw_lda_symmetric(rng, {}, 1)["lda"]),
                    ("b", draw_lda_symmetric(rng, {}, 1, balanced=True)["lda"])]:
         m1, m_1 = [_F(x) for x in c["m1"]], [_F(x) for x in c["m_1"]]

@@ -377,7 +377,7 @@ def test_risk_claim_decided_and_controls_refuted(cid):
     assert r["verdict"] == "confirmed", json.dumps(r["evidence"])[:2000]
     assert r["negative_controls"]
     led = r["evidence"]["alpha"]  # one family-wise alpha, split by construction (rules.AlphaFamily)
-    # the claim's 1e-3, of which this configuration holds a share fixed before any draw (configs.generic)
+    # the claim's 1e-3, of which this configuration holds a share fixed before any draw (softmix.Draws)
     share = led.get("configuration_share", 1.0)
     assert led.get("claim_alpha", led["family_alpha"]) == 1e-3 and 0 < share <= 1
     assert led["family_alpha"] == pytest.approx(1e-3 * share, rel=1e-12)

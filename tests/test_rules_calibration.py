@@ -11,7 +11,8 @@ import pytest
 from scipy import stats
 
 from softmix.checks.fits import InverseLRule, SlopeRule, fit_inverse_L, fit_loglog_slope, mean_se_dof
-from softmix.checks.rules import ALPHA, AlphaFamily, AlphaOverspent, Threshold, ZTest, combine, zscore_test
+from softmix.checks.rules import ALPHA, AlphaFamily, AlphaOverspent, Threshold, ZTest, zscore_test
+from softmix.checks.verdicts import combine
 
 A = 0.05
 N_SIM = 1500
@@ -211,9 +212,9 @@ def test_threshold_and_combine():
     assert Threshold(1.0).decide(0.5)["verdict"] == "confirmed"
     assert Threshold(1.0).decide(1.5)["verdict"] == "refuted"
     assert Threshold(1.0).decide(float("nan"))["verdict"] == "inconclusive"
-    assert combine("confirmed", {"verdict": "inconclusive"}) == "inconclusive"
-    assert combine("inconclusive", "refuted") == "refuted"
-    assert combine("confirmed", "confirmed") == "confirmed"
+    assert combine(["confirmed", {"verdict": "inconclusive"}]) == "inconclusive"
+    assert combine(["inconclusive", "refuted"]) == "refuted"
+    assert combine(["confirmed", "confirmed"]) == "confirmed"
     for r in (ZTest(A), SlopeRule(A), InverseLRule(A), Threshold(0.0)):
         assert isinstance(r.describe(), str) and str(r.alpha if r.alpha else "") in r.describe() + "0.0"
 
@@ -222,9 +223,11 @@ def test_configurations_split_the_claims_alpha_before_any_draw():
     """A claim decided on n configurations spends ALPHA / n on each (the share is fixed by the number
     of configurations asked for, not by how many draws succeed), so its family-wise level stays ALPHA;
     the ledger says so.  Shares nest by product and are restored after the check."""
-    from softmix.checks import configs as C
-    from softmix.checks.registry import Context, Outcome
+    from dataclasses import dataclass
+
+    import softmix
     from softmix.checks.rules import ALPHA, AlphaFamily, alpha_share, claim_alpha
+    from softmix.checks.runner import run_claim_object
 
     assert claim_alpha() == ALPHA and AlphaFamily().alpha == ALPHA
     with alpha_share(0.5):
@@ -235,22 +238,29 @@ def test_configurations_split_the_claims_alpha_before_any_draw():
     with pytest.raises(ValueError):
         with alpha_share(0):
             pass
-    seen = []
+    seen, shares = [], []
 
     def draw(rng, params, i):
         return None if i == 2 else {"x": i}  # the second draw fails: the share stays 1/4
 
-    @C.generic(draw, quick=3)
-    def check(params, ctx):
-        fam = AlphaFamily()
-        seen.append(fam.alpha)
-        fam.take("z", 1)
-        return Outcome("confirmed", {"alpha": fam.ledger()})
+    @dataclass
+    class P:
+        x: int = 0
 
-    out = check({"x": 0}, Context("not-registered", "quick", 1))
+    def check(p: P, ctx):
+        fam = AlphaFamily()
+        if not ctx.control("c"):
+            seen.append(fam.alpha)
+            fam.take("z", 1)
+            shares.append(fam.ledger()["configuration_share"])
+        return softmix.part("numeric", [{"passed": not ctx.control("c")}])
+
+    c = softmix.claim(id="not-registered", title="t", source="s", controls={"c": "c"}, register=False,
+                      configurations=softmix.Draws(draw, quick=3))(check)
+    res = run_claim_object(c, "quick", seed=1)
     assert seen == [pytest.approx(ALPHA / 4)] * 3
-    assert out.evidence["alpha"]["configuration_share"] == pytest.approx(0.25)
-    assert "1/4" in out.evidence["alpha_split"] and claim_alpha() == ALPHA
+    assert shares == [pytest.approx(0.25)] * 3
+    assert "1/4" in res["evidence"]["alpha_split"] and claim_alpha() == ALPHA
 
 
 # ---- standard errors estimated from the samples: Student / F quantiles ------------------------

@@ -5,8 +5,9 @@ import numpy as np
 import sympy as sp
 
 from softmix.checks.api import decide, outcome, part
+from softmix.checks.reach import Reach
 from softmix.checks.registry import Context
-from softmix.checks.rules import ChiSquareCalibration, Reach
+from softmix.checks.rules import ChiSquareCalibration
 from softmix.theory.derivation import Derivation
 
 

@@ -26,7 +26,7 @@ from fractions import Fraction
 
 from softmix.numerics.memo import remember
 
-from ..api import Part, outcome, part
+from ..api import Part, part
 
 __all__ = ["SOURCE", "MAX_ROWS", "flint", "exact", "certificate", "flint_missing"]
 
@@ -65,22 +65,3 @@ def flint_missing(e: Exception) -> Part:
     """The certificate part when python-flint is missing: undecidable (``inconclusive``) with the
     reason, never a pass and never a refutation."""
     return part("certificate", [{"passed": None, "reason": f"python-flint unavailable ({e}); install python-flint"}])
-
-
-# ---- compat: removed after the paper port (the certificate modules not yet ported use these names) ----
-_MAX_ROWS = MAX_ROWS
-_F = exact
-_flint = flint
-_cached = certificate
-#: compat: nothing is kept here any more (the run's memo holds the certificates); tests still clear it
-_CACHE: dict = {}
-
-
-def _verdict(status):
-    # compat: removed after the paper port (rows with a tri-state "passed" and softmix.part decide)
-    return {True: "verified", False: "refuted", None: "inconclusive"}[status]
-
-
-def _no_flint(e):
-    # compat: removed after the paper port (return flint_missing(e), a Part)
-    return outcome(flint_missing(e))

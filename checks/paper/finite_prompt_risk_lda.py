@@ -14,7 +14,8 @@ from .. import configs as C
 from ..api import claim, outcome, part
 from ..configurations import Draws
 from ..fits import InverseLRule
-from ..rules import AlphaFamily, Reach, Threshold
+from ..reach import Reach
+from ..rules import AlphaFamily, Threshold
 from . import finite_prompt_risk_draws as DR, finite_prompt_risk_paths as PA
 from .finite_prompt_risk import SECTION, SOURCE
 from .finite_prompt_risk_tasks import (

@@ -21,7 +21,8 @@ from ..api import claim, outcome, part
 from ..configurations import Draws
 from ..fits import InverseLRule, decay_rate_decision
 from ..mc_verdict import RATE_SLOPE_MARGIN, rate_band
-from ..rules import AlphaFamily, Reach, Threshold
+from ..reach import Reach
+from ..rules import AlphaFamily, Threshold
 from . import finite_prompt_risk_draws as DR, finite_prompt_risk_paths as PA
 from .finite_prompt_risk import CONTROLS, K_RELATIVE_MARGIN, SECTION, SOURCE, active_control, averaged_rows
 

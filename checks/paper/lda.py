@@ -25,7 +25,6 @@ from softmix.theory import lda as T
 from .. import configs as C
 from ..api import claim, decide, outcome, part
 from ..params import register_shape
-from .lda_legacy import _decide_all, _sym_outcome  # noqa: F401  (compat: removed after the paper port; lda_appendix)
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 SECTION = "lda"

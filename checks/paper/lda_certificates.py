@@ -31,11 +31,6 @@ def ball_contains(ball, ref, rad):
     return contains(ball, ref, rad)
 
 
-def _ball_contains(B, ball, ref, rad):
-    # compat: removed after the paper port (the old signature, used by the denoising / finite-prompt certificates)
-    return ball_contains(ball, ref, rad)
-
-
 def _flint():
     """The ball-arithmetic helpers (python-flint is optional: ModuleNotFoundError without it)."""
     from softmix.numerics import balls

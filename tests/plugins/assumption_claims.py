@@ -1,7 +1,6 @@
 """Decorated claims with Assumption objects, for tests/test_operator_language.py: an assumption
 that is needed (its dropped control is refuted), one that is not (a scope finding), a proportion
 and a threshold, and drawn configurations that must satisfy the declared assumptions."""
-import dataclasses
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -62,27 +61,18 @@ def _draw_any(rng, params, i):
     return {"means": C.means(rng, 2, 2), "weights": C.weights(rng, 2)}  # unequal norms: outside the statement
 
 
-@C.generic(_draw_equal)
-def _drawn_equal(params: dict, ctx):
-    return softmix.outcome(_gate_claim(GateParams(**params), ctx, offsets=True))
-
-
-@C.generic(_draw_any)
-def _drawn_any(params: dict, ctx):
-    return softmix.outcome(_gate_claim(GateParams(**params), ctx, offsets=True))
-
-
 @softmix.claim(id="gate-at-zero-drawn", title="drawn configurations satisfy the declared assumptions",
                source="test", controls={"prior-squared": "the prior squared in the gate"},
-               assumptions=[EqualNorms("means")])
+               assumptions=[EqualNorms("means")], configurations=softmix.Draws(_draw_equal, quick=1, full=3))
 def gate_at_zero_drawn(p: GateParams, ctx):
-    return _drawn_equal(dataclasses.asdict(p), ctx)
+    return _gate_claim(p, ctx, offsets=True)
 
 
 @softmix.claim(id="gate-at-zero-bad-draws", title="draws outside the assumptions are skipped", source="test",
-               controls={"prior-squared": "the prior squared in the gate"}, assumptions=[EqualNorms("means")])
+               controls={"prior-squared": "the prior squared in the gate"}, assumptions=[EqualNorms("means")],
+               configurations=softmix.Draws(_draw_any, quick=1, full=3))
 def gate_at_zero_bad_draws(p: GateParams, ctx):
-    return _drawn_any(dataclasses.asdict(p), ctx)
+    return _gate_claim(p, ctx, offsets=True)
 
 
 @dataclass
