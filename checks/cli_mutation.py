@@ -10,8 +10,9 @@ __all__ = ["cmd_mutation"]
 
 
 def cmd_mutation(args):
-    from softmix.checks.mutation import generated_mutation_score, mutation_score, require_source_checkout
+    from softmix.checks.mutation import mutation_score, require_source_checkout
     from softmix.checks.mutation_faults import FAULTS
+    from softmix.checks.mutation_score import generated_mutation_score
     from softmix.numerics.errors import InputError
 
     if args.sample is not None and args.sample < 1:

@@ -48,11 +48,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .mutation_driver import kill_reasons
 from .mutation_faults import FAULTS, Fault, apply_fault
+from .mutation_verdicts import kill_reasons
 
 __all__ = ["run_fault", "mutation_score", "coverage_map", "claims_for",
-           "test_map", "tests_for", "module_test_files", "run_mutant", "summarize", "generated_mutation_score"]
+           "test_map", "tests_for", "module_test_files", "run_mutant", "engine_sources_hash"]
 
 #: the source checkout this module lives in (``checks/`` is one level below it)
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,6 +146,24 @@ def mutation_score(faults=None, seed: int = 20261130, progress=None, root: Path 
 # ============================================================== generated mutants (headline) ===
 CACHE = ".softmix-cache"
 DEFAULT_SEED = 20261130
+
+
+def engine_sources_hash(root: Path, plugin: str | None = None, skip: frozenset = frozenset()) -> str:
+    """SHA-1 over every Python source the engine may run (the facade, theory, numerics, checks with
+    the paper library, and ``plugin`` when given) -- unlike
+    :func:`softmix.checks.mutants.sources_hash`, nothing skipped but ``skip``: file names of
+    ``checks/`` left out (the test map leaves out the mutation tool)."""
+    import hashlib
+
+    h = hashlib.sha1()
+    files = [p for d in ("softmix", "theory", "numerics", "checks") for p in sorted((root / d).rglob("*.py"))]
+    for p in files + ([root / plugin] if plugin else []):
+        if p.parent == root / "checks" and p.name in skip:
+            continue
+        if "__pycache__" not in p.parts and p.is_file():
+            h.update(p.relative_to(root).as_posix().encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
 
 
 def _run_group(cmd, timeout: float, env: dict, cwd: Path) -> subprocess.CompletedProcess:
@@ -256,9 +274,7 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
         import hashlib
 
         from .mutants import TOOL_FILES
-        from .mutation_engine import engine_hash
-
-        key = hashlib.sha1((key + engine_hash(root, skip=TOOL_FILES)).encode()).hexdigest()
+        key = hashlib.sha1((key + engine_sources_hash(root, skip=TOOL_FILES)).encode()).hexdigest()
         dirs += ("checks",)
     # v2: the Python processes a test starts are measured too (mutation_driver._SUBPROCESS_HOOK)
     path = root / CACHE / f"test-map-v2-{'engine-' if engine else ''}{key[:16]}.json"
@@ -447,106 +463,3 @@ def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test
     return row
 
 
-def summarize(rows: list[dict]) -> dict:
-    """Counts and scores.  Equivalent mutants and verify timeouts are left out of the denominator:
-    a timeout decides nothing (on a loaded machine a clean claim can overrun its limit too), so it
-    is neither a kill nor a survivor.  ``not_covered``: mutants no claim (library) or the engine
-    stage (engine) executes."""
-    from .mutation_engine import NOT_EXECUTED
-
-    n = len(rows)
-    eq = sum(r["status"] == "equivalent" for r in rows)
-    timeouts = sum(r["status"] == "timeout" for r in rows)
-    by_verify = sum(r["status"] == "killed" and r["stage"] == "verify" for r in rows)
-    by_tests = sum(r["status"] == "killed" and r["stage"] == "tests" for r in rows)
-    denom = n - eq - timeouts
-    return {"total": n, "equivalent": eq, "scored": denom,
-            "killed_by_verify": by_verify, "timeouts": timeouts,
-            "killed_by_tests": by_tests, "survived": sum(r["status"] == "survived" for r in rows),
-            "not_covered": sum(r["equivalence"] in ("not covered by any claim", NOT_EXECUTED) for r in rows),
-            "score_verify": by_verify / denom if denom else 0.0,
-            "score_verify_plus_tests": (by_verify + by_tests) / denom if denom else 0.0}
-
-
-def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 2, tests: bool = True,
-                             verify_seed: int = DEFAULT_SEED, progress=None, root: Path | None = None,
-                             map_progress=None, test_timeout: float = 120, checkpoint: Path | None = None,
-                             test_selection: str = "lines", target: str = "library") -> dict:
-    """Sample ``sample`` generated mutants with ``seed`` and score them (see the module docstring).
-    ``verify_seed`` is the seed of the claims' runs (the coverage map is recorded with it).
-
-    ``target``: ``"library"`` (default: ``theory/`` and ``numerics/``, as before issue 23),
-    ``"engine"`` (``checks/*.py``: the engine stage of :mod:`softmix.checks.mutation_engine`) or
-    ``"all"`` (both populations in one sample; each mutant goes through its own target's stages).
-
-    ``checkpoint``: a JSON-lines file that receives each mutant's row as soon as it is decided;
-    rows already in it (from a run with the same sources, seeds and test settings) are reused, so
-    a stopped run resumes where it stopped and its partial result is never lost.
-
-    ``test_selection``: ``"lines"`` (default) runs, for a mutant that survives verify, the tests
-    that execute its line (:func:`test_map`); ``"files"`` the test files that import its module."""
-    from softmix.numerics.errors import InputError
-
-    from .checkpoint import Checkpoint
-    from .mutants import TARGETS, generate_mutants, sample_mutants, sources_hash, target_of
-    from .mutation_engine import engine_hash, engine_record, run_engine_mutant
-
-    root = Path(root or require_source_checkout())
-    if test_selection not in ("lines", "files"):
-        raise InputError(f"test selection must be 'lines' or 'files', got {test_selection!r}")
-    if target not in TARGETS:
-        raise InputError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
-    header = {"sources_hash": sources_hash(root), "sample_seed": seed, "verify_seed": verify_seed,
-              "tests": tests, "test_timeout": test_timeout, "test_selection": test_selection}
-    if target != "library":  # the library header is unchanged: its checkpoints stay resumable
-        header.update(target=target, engine_hash=engine_hash(root))
-    # checked before any work: a wrong file is a one-line input error
-    ck = Checkpoint(checkpoint, header, key="id", what="mutation-score") if checkpoint is not None else None
-    done = ck.done if ck else {}
-    population = generate_mutants(root, target)
-    chosen = sample_mutants(population, sample, seed, root)
-    kinds = {target_of(m.path) for m in chosen}
-    cmap = coverage_map(verify_seed, jobs, root, progress=map_progress) if "library" in kinds else None
-    erec = engine_record(verify_seed, root) if "engine" in kinds else None
-    tmap = test_map(jobs, root, engine="engine" in kinds) if tests and test_selection == "lines" else None
-    import resource
-
-    wanted = {m.id for m in chosen}
-    rows = {k: v for k, v in done.items() if k in wanted}
-    if ck:
-        ck.start_segment()
-    todo = [m for m in chosen if m.id not in rows]
-
-    def one(m):
-        if target_of(m.path) == "engine":
-            assert erec is not None  # recorded above whenever an engine mutant is chosen
-            return run_engine_mutant(m, erec, verify_seed, tests, test_timeout, root=root, tmap=tmap)
-        assert cmap is not None
-        return run_mutant(m, cmap, verify_seed, tests, test_timeout, root=root, tmap=tmap)
-
-    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    for i, (m, row) in enumerate(_parallel(one, todo, jobs)):
-        rows[m.id] = row
-        if ck:
-            ck.append(row)
-        if progress:
-            progress(len(chosen) - len(todo) + i + 1, len(chosen), row)
-    out = [rows[m.id] for m in chosen]
-    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
-    extra: dict[str, Any] = {}
-    if erec is not None:
-        extra["engine_stage"] = {"claims": sorted(erec["claims"]), "engine_controls": sorted(erec["engine_controls"]),
-                                 "seconds": erec["seconds"], "engine_hash": erec["hash"],
-                                 "reproducible": erec["reproducible"]}
-    if target == "all":
-        extra["by_target"] = {t: summarize([r for r, m in zip(out, chosen) if target_of(m.path) == t])
-                              for t in ("library", "engine")}
-    return {"cpu_seconds": round(cpu, 1), "kind": "generated", "target": target, "population": len(population),
-            "sample": len(chosen), "sample_seed": seed,
-            "verify_seed": verify_seed, "jobs": jobs, "test_timeout": test_timeout, "test_selection": test_selection,
-            "tests_hash": tmap["hash"] if tmap else None,
-            "sources_hash": cmap["hash"] if cmap else sources_hash(root),
-            "wall_seconds": round(time.perf_counter() - t0, 1), "resumed": len(chosen) - len(todo),
-            **extra, **summarize(out), "mutants": out}

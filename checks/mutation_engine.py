@@ -118,20 +118,11 @@ _SKIP_ENV = "SOFTMIX_NO_ENGINE_CONTROLS"
 
 
 def engine_hash(root: Path, stage: EngineStage = DEFAULT_STAGE, skip: frozenset = frozenset()) -> str:
-    """SHA-1 over every Python source the engine stage may run (the facade, theory, numerics,
-    checks with the paper library, the stage's plugin) -- unlike
-    :func:`softmix.checks.mutants.sources_hash`, nothing skipped: the CLI and the report are part
-    of what the stage sees.  ``skip``: file names of ``checks/`` left out (the test map leaves out
-    the mutation tool, :data:`softmix.checks.mutants.TOOL_FILES`)."""
-    h = hashlib.sha1()
-    files = [p for d in ("softmix", "theory", "numerics", "checks") for p in sorted((root / d).rglob("*.py"))]
-    for p in files + ([root / stage.plugin] if stage.plugin else []):
-        if p.parent == root / "checks" and p.name in skip:
-            continue
-        if "__pycache__" not in p.parts and p.is_file():
-            h.update(p.relative_to(root).as_posix().encode())
-            h.update(p.read_bytes())
-    return h.hexdigest()
+    """SHA-1 over every Python source the engine stage may run, its plugin included
+    (:func:`softmix.checks.mutation.engine_sources_hash`)."""
+    from .mutation import engine_sources_hash
+
+    return engine_sources_hash(root, stage.plugin, skip)
 
 
 def _stage_env() -> dict:
@@ -176,7 +167,7 @@ _DECIMAL = re.compile(r"\s*\d+\.\d+(?:e[+-]?\d+)?")
 
 
 def _evidence_parts(doc: dict | None, stdout: str) -> dict:
-    from .mutation_driver import evidence_digest, strip_timings
+    from .mutation_verdicts import evidence_digest, strip_timings
 
     if doc is None:
         return {"document": None}
@@ -206,7 +197,7 @@ def judge_stage(clean: dict, run: dict) -> list[str]:
     """Why an engine-stage ``run`` kills its mutant (``[]``: it does not), judged against the clean
     record ``clean`` (:func:`engine_record`) by this process's (the clean tree's) code; see the
     module docstring."""
-    from .mutation_driver import kill_reasons
+    from .mutation_verdicts import kill_reasons
     from .schema import SchemaError, validate
 
     if run.get("crash"):

@@ -45,7 +45,8 @@ from softmix.checks.mutants import (  # noqa: E402
     sample_mutants,
     sources_hash,
 )
-from softmix.checks.mutation import claims_for, coverage_map, module_test_files, run_mutant, summarize  # noqa: E402
+from softmix.checks.mutation import claims_for, coverage_map, module_test_files, run_mutant  # noqa: E402
+from softmix.checks.mutation_score import generated_mutation_score, summarize  # noqa: E402
 
 TINY = '''"""Docstring: 1 + 2 is never mutated."""
 __all__ = ["f"]
@@ -241,20 +242,20 @@ def test_a_checkpoint_resumes_and_refuses_another_tree(tmp_path, monkeypatch):
     for d in ("softmix", "theory", "numerics", "checks"):
         shutil.copytree(ROOT / d, root / d, ignore=shutil.ignore_patterns("__pycache__"))
     ck = tmp_path / "ck.jsonl"
-    first = M.generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=ck)
+    first = generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=ck)
     assert len(calls) == 4 and first["resumed"] == 0 and first["score_verify"] == 1.0
     lines = ck.read_text().splitlines()  # header, segment mark, four rows
     assert json.loads(lines[0])["header"]["sample_seed"] == 3 and "segment_start" in json.loads(lines[1])
     assert len(lines) == 6
     ck.write_text("\n".join(lines[:4]) + "\n" + lines[4][:10])  # two rows kept, one cut off mid-line
     calls.clear()
-    again = M.generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=ck)
+    again = generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=ck)
     assert len(calls) == 2 and again["resumed"] == 2
     assert [r["id"] for r in again["mutants"]] == [r["id"] for r in first["mutants"]]
     with pytest.raises(InputError, match="another run"):
-        M.generated_mutation_score(4, seed=4, jobs=1, root=root, checkpoint=ck)
+        generated_mutation_score(4, seed=4, jobs=1, root=root, checkpoint=ck)
     with pytest.raises(InputError, match="does not exist"):
-        M.generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=tmp_path / "no" / "ck.jsonl")
+        generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=tmp_path / "no" / "ck.jsonl")
 
 
 def test_the_test_map_names_the_tests_that_run_a_line(tmp_path):

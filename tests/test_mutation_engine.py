@@ -19,7 +19,7 @@ from softmix.checks.mutants import (
     sample_mutants,
     target_of,
 )
-from softmix.checks.mutation import _copy_tree, generated_mutation_score, summarize
+from softmix.checks.mutation import _copy_tree
 from softmix.checks.mutation_engine import (
     NOT_EXECUTED,
     EngineStage,
@@ -29,6 +29,7 @@ from softmix.checks.mutation_engine import (
     run_engine_mutant,
     stage_executes,
 )
+from softmix.checks.mutation_score import generated_mutation_score, summarize
 
 #: the checkout these tests live in (CI installs softmix non-editable: not the package's location)
 ROOT = Path(__file__).resolve().parents[1]
