@@ -161,6 +161,10 @@ def _check(t, v, where):
     kind = t[0]
     if kind == "any":
         return
+    if kind == "optional":  # X | None: null is allowed, anything else is checked as X
+        if v is not None:
+            _check(t[1], v, where)
+        return
     if kind == "bool":
         if not isinstance(v, bool):
             raise InputError(f"{where}: expected true or false, got {v!r}")
@@ -298,7 +302,10 @@ def _from_annotation(tp, name: str, default):
         return infer_type(default, name) if default is not None else ("list", ("any",))
     if origin is typing.Union or type(tp).__name__ == "UnionType":
         members = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _from_annotation(members[0], name, default) if len(members) == 1 else ("any",)
+        if len(members) != 1:
+            return ("any",)
+        inner = _from_annotation(members[0], name, default)
+        return ("optional", inner) if type(None) in typing.get_args(tp) else inner
     if tp is dict or origin is dict:
         return infer_type(default, name) if isinstance(default, dict) else ("any",)
     return infer_type(default, name) if default is not None else ("any",)
@@ -467,5 +474,8 @@ def _converter(tp):
         return None
     if origin is typing.Union or type(tp).__name__ == "UnionType":
         members = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _converter(members[0]) if len(members) == 1 else None
+        conv = _converter(members[0]) if len(members) == 1 else None
+        if conv is None:
+            return None
+        return lambda v, dps=None: None if v is None else conv(v, dps)  # X | None: null stays None
     return None

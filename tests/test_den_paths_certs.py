@@ -24,8 +24,9 @@ def _fresh_certificates():
 
 def test_clean_certificates_enclose_their_references():
     r = run_claim("cert-thm-3.5-normal-hessian", "quick", 7)
-    enc = r["evidence"]["integral_enclosures"]
-    assert r["verdict"] == "verified" and all(x["contains"] for x in enc["T"] + enc["T=4"])
+    enc = r["evidence"]["integral enclosures"]["rows"]
+    assert r["verdict"] == "verified" and enc and all(x["contains"] for x in enc)
+    assert {str(x["truncation"]) for x in enc} == {"12", "4"}  # the second truncation T = 4: the tail matters
     r = run_claim("cert-prop-4.3-u-lambda", "quick", 7)
     assert r["verdict"] == "verified" and r["evidence"]["certificate"]["rows"][0]["enclosure_contains_bisection_root"]
     r = run_claim("cert-fp-rho", "quick", 7)
@@ -39,7 +40,8 @@ def test_dropping_the_tail_radius_refutes_the_hessian_certificate(monkeypatch):
     monkeypatch.setattr(B, "with_error", lambda x, err: x)
     r = run_claim("cert-thm-3.5-normal-hessian", "quick", 7)
     assert r["verdict"] == "refuted"
-    assert any(x["contains"] is False for x in r["evidence"]["integral_enclosures"]["T=4"])
+    assert any(x["contains"] is False for x in r["evidence"]["integral enclosures"]["rows"]
+               if str(x["truncation"]) == "4")
 
 
 def test_a_midpoint_only_cover_refutes_the_contraction_certificate(monkeypatch):
@@ -55,7 +57,7 @@ def test_a_shifted_phi_refutes_the_coercivity_certificate(monkeypatch):
     monkeypatch.setattr(B, "phi", lambda x: real(x) * (1 + B.to_arb("1e-12")))
     r = run_claim("cert-lemma-b.32-coercivity", "quick", 7)
     assert r["verdict"] == "refuted"
-    rows = r["evidence"]["certificate"]["enclosures"]["rows"]
+    rows = r["evidence"]["enclosures"]["rows"]
     assert any(x["contains"] is False for x in rows)
 
 
