@@ -10,7 +10,8 @@ module per section of the paper, each section's ball-arithmetic certificates bes
   ``_lda``, ``_paths``, ``_draws``), :mod:`.finite_prompt_certificates` -- finite prompts
   (docs/finite-prompt.md: one head's constants, several heads' risk, query averages);
 * :mod:`.lda`, :mod:`.lda_bayes`, :mod:`.lda_hessian`, :mod:`.lda_critical`, :mod:`.lda_landscape`,
-  :mod:`.lda_dynamics`, :mod:`.lda_figures`, :mod:`.lda_finite_prompt`, :mod:`.lda_certificates` -- Section 3 / Appendix B;
+  :mod:`.lda_dynamics`, :mod:`.lda_figures`, :mod:`.lda_finite_prompt`, :mod:`.lda_certificates` --
+  Section 3 / Appendix B;
 * :mod:`.lda_appendix` -- Appendix B statements decided on their own (Lemmas B.7, B.15, B.16, B.17, B.19,
   B.33, Remark B.36);
 * Section 4 / Appendix C: :mod:`.denoising_bayes` (the Bayes denoiser), :mod:`.denoising_two_heads` (two heads,

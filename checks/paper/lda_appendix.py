@@ -20,6 +20,7 @@ from softmix.theory import lda_appendix as TA
 
 from ..rules import AlphaFamily, ZTest
 from .lda_configurations import CFG_SYMBAL, draw_generic, draw_symmetric_balanced
+from .rows import bound as _bound
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 EPS = LC.EPS
@@ -28,10 +29,6 @@ EPS = LC.EPS
 def _variant(ctx, *names):
     """The name of the control among ``names`` being run (the theory's variant of the statement), or None."""
     return next((n for n in names if ctx.control(n)), None)
-
-
-def _bound(check, lhs, rhs, strict=False, **extra):
-    return {"check": check, **softmix.Bound(strict=strict).decide(lhs, rhs), **extra}
 
 
 def _proof_steps(derivations, ctx):

@@ -15,14 +15,10 @@ import softmix
 from softmix.numerics import lda as N, lda_critical as LC, lda_landscape as LL
 
 from .lda_configurations import CFG_1D, CFG_3D, CFG_ANISO, draw_generic, problems
+from .rows import bound as _bound
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 EPS = LC.EPS
-
-
-def _bound(check, lhs, rhs, strict=False, **extra):
-    """A row: ``lhs <= rhs`` (``<`` when strict) by ``softmix.Bound``, with the check's name and context."""
-    return {"check": check, **softmix.Bound(strict=strict).decide(lhs, rhs), **extra}
 
 
 # =================================================================================================

@@ -21,24 +21,16 @@ from softmix.numerics.precision import workdps
 from ..rules import ALPHA
 from .lda import start_check
 from .lda_configurations import DIAG3, ROT3, cayley4, draw_krylov, symmetric_balanced_violations
+from .rows import bound as _bound, undecided as _undecided
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 EPS64 = FR.EPS64
 _SYMBAL = ("m1 = -m_-1", "pi_+ = 1/2")
 
 
-def _bound(check, lhs, rhs, strict=False, **extra):
-    """A row: ``lhs <= rhs`` (``<`` when strict) by ``softmix.Bound``, with the check's name and context."""
-    return {"check": check, **softmix.Bound(strict=strict).decide(lhs, rhs), **extra}
-
-
 def _exact(check, holds, **extra):
     """A row for an exact (SymPy, integer) fact: it holds or it does not."""
     return {"check": check, "passed": bool(holds), **extra}
-
-
-def _undecided(check, reason, **extra):
-    return {"check": check, "passed": None, "reason": reason, **extra}
 
 
 def _krylov(P, span_m_only=False):

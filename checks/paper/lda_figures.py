@@ -19,14 +19,10 @@ from ..rules import ALPHA
 from .lda import draw_lda, start_check
 from .lda_configurations import symmetric_balanced_violations
 from .lda_dynamics import fit_rows, subsample
+from .rows import bound as _bound
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 _SYMBAL = ("m1 = -m_-1", "pi_+ = 1/2")
-
-
-def _bound(check, lhs, rhs, strict=False, **extra):
-    """A row: ``lhs <= rhs`` (``<`` when strict) by ``softmix.Bound``, with the check's name and context."""
-    return {"check": check, **softmix.Bound(strict=strict).decide(lhs, rhs), **extra}
 
 
 def _start_rows(starts):

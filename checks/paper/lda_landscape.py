@@ -22,19 +22,10 @@ from softmix.numerics.precision import exact_floats, workdps
 from ..fits import fit_loglog_slope
 from .lda import bayes_risk_reference
 from .lda_configurations import CFG_1D, CFG_ANISO, CFG_WITNESS, draw_generic, draw_symmetric, problems
+from .rows import bound as _bound, undecided as _undecided
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 EPS = LC.EPS
-
-
-def _bound(check, lhs, rhs, strict=False, **extra):
-    """A row: ``lhs <= rhs`` (``<`` when strict) by ``softmix.Bound``, with the check's name and context."""
-    return {"check": check, **softmix.Bound(strict=strict).decide(lhs, rhs), **extra}
-
-
-def _undecided(check, reason, **extra):
-    """A row that cannot be decided (an assumption of the statement does not hold): inconclusive."""
-    return {"check": check, "passed": None, "reason": reason, **extra}
 
 
 # =================================================================================================

@@ -69,8 +69,8 @@ def b6_rows(ctx, perturb: bool, n_cfg: int = 2) -> list:
         tag = {"config": i, "rank_hessian": rank, "gap": f"{sh[rank - 1]:.2e} > {tol:.1e} > {sh[rank]:.1e}"}
         rows.append({"check": B6_CHECKS[0], **tag, **Bound().decide(float(np.linalg.norm(H @ KC, 2)), float(tol))})
         rows.append({"check": B6_CHECKS[1], **tag, **Bound().decide(q, float(tol))})
-        rows.append({"check": B6_CHECKS[2], **tag, **Bound().decide(float(np.linalg.norm(DC @ KH, 2)),
-                                                                     float(tol / sh[rank - 1] * np.linalg.norm(DC, 2)))})
+        lim = float(tol / sh[rank - 1] * np.linalg.norm(DC, 2))
+        rows.append({"check": B6_CHECKS[2], **tag, **Bound().decide(float(np.linalg.norm(DC @ KH, 2)), lim)})
         rows.append({"check": B6_CHECKS[2], **tag, "part": "dim ker Hess R = dim ker DC",
                      **Bound().decide(int(abs(KH.shape[1] - (th.size - int(np.linalg.matrix_rank(DC))))), 0)})
     return rows

@@ -84,7 +84,8 @@ def _mixture_samples(rng, n, pi, ms, S):
 def c7_rows(ctx, perturb: bool) -> list:
     """The rows of App. C.7 (C.7#2 and C.7#7), one family-wise alpha split in halves."""
     fam = AlphaFamily(name="steps-thm-4.1-gap")
-    return lln_rows(ctx, perturb, fam=fam.sub("C.7#2", 0.5)) + linear_excess_rows(ctx, perturb, fam=fam.sub("C.7#7", 0.5))
+    return (lln_rows(ctx, perturb, fam=fam.sub("C.7#2", 0.5))
+            + linear_excess_rows(ctx, perturb, fam=fam.sub("C.7#7", 0.5)))
 
 
 def linear_excess_rows(ctx, perturb: bool, fam=None, n: int = 200_000, d: int = 2, n_cfg: int = 2) -> list:
@@ -97,7 +98,8 @@ def linear_excess_rows(ctx, perturb: bool, fam=None, n: int = 200_000, d: int = 
     k = 4.0 if perturb else 1.0
     for i in range(n_cfg):
         pi1 = rng.uniform(0.2, 0.8)
-        pi, ms, G, xi2 = np.array([pi1, 1 - pi1]), rng.normal(size=(2, d)), _spd(rng, d, 0.3, 1.2), rng.uniform(0.3, 1.5)
+        pi, ms = np.array([pi1, 1 - pi1]), rng.normal(size=(2, d))
+        G, xi2 = _spd(rng, d, 0.3, 1.2), rng.uniform(0.3, 1.5)
         Exx = G + sum(pi[j] * np.outer(ms[j], ms[j]) for j in range(2))
         risk = lambda A: float(np.trace((np.eye(d) - A) @ Exx @ (np.eye(d) - A).T) + xi2 * np.sum(A * A))
         A_star = Exx @ np.linalg.inv(Exx + xi2 * np.eye(d))

@@ -59,7 +59,8 @@ def coercivity_rows(ctx, perturb: bool, n: int = 4) -> list:
             w = r * rng.normal(size=3)
             mu, sig = -float(w @ m), float(np.sqrt(w @ G @ w))
             ez = gaussian_positive_part(mu, sig)
-            rows.append(_row(COERCIVITY_CHECKS[0], ez, L.value(w), k, config=i, norm_w=round(float(np.linalg.norm(w)), 4)))
+            rows.append(_row(COERCIVITY_CHECKS[0], ez, L.value(w), k, config=i,
+                             norm_w=round(float(np.linalg.norm(w)), 4)))
             rows.append(_row(COERCIVITY_CHECKS[1], c0 * sig, ez, k, config=i))
             rows.append(_row(COERCIVITY_CHECKS[2], np.sqrt(lmin) * np.linalg.norm(w), sig, k, config=i))
     return rows
