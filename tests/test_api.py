@@ -331,3 +331,29 @@ def test_output_paths_are_checked_before_any_work(tmp_path):
     one_line_exit_2(softmix_proc("verify", "eq-11", "--json", str(missing)), "does not exist")
     one_line_exit_2(softmix_proc("coverage", "--json", str(missing)), "does not exist")
     one_line_exit_2(softmix_proc("verify", "eq-11", "--json", str(tmp_path)), "is a folder")
+
+
+def test_an_optional_parameter_takes_null_and_checks_anything_else():
+    """``X | None`` fields: null (the default or --config) is allowed and arrives as None; any other value is
+    checked and converted as X (cert-prop-4.3-u-lambda's ``claimed`` interval was refused as null)."""
+    from dataclasses import dataclass
+    from fractions import Fraction
+
+    import softmix
+    from softmix.checks.params import coerce_dataclass
+
+    @dataclass
+    class P:
+        claimed: list[softmix.Exact] | None = None
+
+    @softmix.claim(id="unit-api-optional", title="t", source="s", controls={"c": "c"}, register=False)
+    def check(p: P, ctx):
+        return softmix.part("numeric", [{"passed": True}])
+
+    assert validate_params(check, {"claimed": None}, "cfg")["claimed"] is None
+    validate_params(check, {"claimed": ["1/3", "0.5"]}, "cfg")
+    for bad in ("abc", ["x"], 3):
+        with pytest.raises(InputError):
+            validate_params(check, {"claimed": bad}, "cfg")
+    assert coerce_dataclass(P, {"claimed": None}).claimed is None
+    assert coerce_dataclass(P, {"claimed": ["1/3"]}).claimed == [Fraction(1, 3)]
