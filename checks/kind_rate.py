@@ -13,7 +13,7 @@ of a quantity whose mean ``y(L)`` the statement is about, at prompt length ``L``
 * ``limit=`` (``y(L) -> a``): :class:`~softmix.checks.fits.InverseLRule` -- ``a + b / L`` fitted, ``a``
   z-tested, chi-square fit with three lengths or more, the standard errors scaled so that the normal
   quantile becomes the Student quantile of the limit's Welch-Satterthwaite degrees of freedom (they are
-  estimated from the replicates; ``mc_verdict._student_factor``); half-width at most ``limit_margin``
+  estimated from the replicates; ``mc_verdict.student_factor``); half-width at most ``limit_margin``
   (default a tenth of ``|limit|``);
 * alpha: one :class:`~softmix.checks.rules.AlphaFamily` (the claim's family-wise level, or its
   configuration's share), split equally over the tests (points x statements);
@@ -37,7 +37,7 @@ from softmix.numerics.errors import InputError
 
 from .api import outcome, part
 from .fits import InverseLRule, SlopeRule, mean_se_dof
-from .mc_verdict import _student_factor
+from .mc_verdict import student_factor
 from .rules import AlphaFamily
 from .statement_kinds import (
     DRAWN_NOTE,
@@ -99,7 +99,7 @@ def _tests(ctx, decl, p, name, values, fam, k):
         lm = decl["limit_margin"] if decl["limit_margin"] is not None else abs(lim) / 10
         target = lim + (SHIFT * lm if ctx.variant == "wrong-limit" else 0.0)
         a = fam.take(f"{name}:limit", k)
-        q, nu = _student_factor(Ls, ses, dofs, a)  # estimated standard errors: Student's quantile, not the normal's
+        q, nu = student_factor(Ls, ses, dofs, a)  # estimated standard errors: Student's quantile, not the normal's
         rule2 = InverseLRule(a, margin=lm, name="limit (a + b/L)")
         dec = rule2.decide(Ls, means, [s * q for s in ses], target, n_samples=p.replicates)
         rows.append({"point": name, "values": shown, "statement": f"lim y(L) = {target:g}", **data, **dec,

@@ -33,6 +33,7 @@ from .fits import InverseLRule, _satterthwaite, decay_rate_decision, fit_inverse
 from .rules import ALPHA, AlphaFamily, z_critical
 
 __all__ = ["LIMIT_RELATIVE_MARGIN", "RISK_LAMBDA_BOUND", "limit_decision", "rate_decision", "rate_band",
+           "student_factor",
            "finite_prompt_reach", "risk_reach", "summary_line", "exit_code", "new_family"]
 
 #: confirmed only if the limit's interval half-width is at most this fraction of |value tested|
@@ -126,7 +127,7 @@ def _limit_weights(Ls, ses) -> np.ndarray:
     return (np.linalg.inv(X.T @ (W[:, None] * X)) @ (X.T * W))[0]
 
 
-def _student_factor(Ls, ses, se_dof, alpha: float) -> tuple[float, float | None]:
+def student_factor(Ls, ses, se_dof, alpha: float) -> tuple[float, float | None]:
     """The standard errors are estimated from the replicates, each with ``se_dof`` effective degrees of freedom
     (``fits.mean_se_dof``, kurtosis-corrected).  The limit a = sum g_i y_i then has the Welch-Satterthwaite dof
     nu = (sum a_i)^2 / sum a_i^2 / nu_i, a_i = g_i^2 se_i^2; scaling every standard error by t_nu / z turns the
@@ -146,9 +147,9 @@ def limit_decision(Ls, values, ses, *, closed_form, closed_form_se=None, compare
     Inside the reach: :class:`InverseLRule` (a + b/L, z-test of a, chi-square fit with >= 3 lengths) at the
     family's whole level; a misfit, or a refutation the omitted c4 / L^2 term can explain, is inconclusive.
     Outside: inconclusive with the reach's reason; the fit is still reported (no alpha spent).
-    ``se_dof``: effective degrees of freedom of each standard error (``_student_factor``)."""
+    ``se_dof``: effective degrees of freedom of each standard error (``student_factor``)."""
     value, value_se, tested = _tested(closed_form, closed_form_se, compare)
-    q, nu = _student_factor(Ls, ses, se_dof, family.alpha)
+    q, nu = student_factor(Ls, ses, se_dof, family.alpha)
     ses = [float(s) * q for s in ses]
     out = {"statement": f"lim {quantity} == {tested}", "value_tested": value, "closed_form": float(closed_form),
            "closed_form_se": closed_form_se, "reach": reach, "margin_relative": LIMIT_RELATIVE_MARGIN,
