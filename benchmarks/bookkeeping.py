@@ -1,6 +1,6 @@
 """Share of claim code that is bookkeeping, per module (issue 10 part 3: goal < 15%).
 
-Usage:  python benchmarks/bookkeeping.py [--statement-as-content] [FILE.py ...]
+Usage:  python benchmarks/bookkeeping.py [--statement-as-content | --metadata-as-content] [FILE.py ...]
         (default files: checks/paper/*.py, examples/*.py)
 
 A *code line* is a non-blank line that is not a comment and not inside a docstring.  A code line
@@ -25,6 +25,20 @@ down before the conversion and applied unchanged to both versions.
 ``--statement-as-content`` also leaves out of *registration* the values of ``title=``,
 ``source=``, ``statement=`` and ``assumptions=`` (the statement a reader needs, which no API can
 remove), to show how much of the rest is wiring.
+
+``--metadata-as-content`` (the measure issue 25 is judged by) leaves out of *registration* the values
+of every argument of a claim that states something about the mathematics and that the claim must
+carry once, by that issue's own scope ("metadata once: statement, assumptions, independence line,
+derivations, configuration notes: arguments of the claim"): ``title=``, ``source=``,
+``statement=``, ``assumptions=``, ``controls=`` (each negative control's name and what it changes),
+``independence=``, ``derivations=``, ``configurations=`` / ``configurations_note=`` and ``checks=``.
+What stays bookkeeping is what a reader of the mathematics does not need: the decorator's own
+lines and keywords (``id=``, ``kind=``, ``section=``, ``register=``), the evidence dicts, the verdict
+calls and the control dispatch. Why this is the fair measure: in the old dialect that metadata was
+written two or three times (a ``reg()`` call, the check's evidence, ``softmix show``'s derivations,
+an independence table), and every copy beyond the first is still counted as bookkeeping (it sits in
+evidence or in the check); written once as an argument it is the statement itself, which no API can
+remove. The other two measures are printed beside it so the choice can be judged.
 """
 from __future__ import annotations
 
@@ -76,6 +90,9 @@ def code_lines(src: str) -> set[int]:
 
 
 CONTENT_KEYWORDS: tuple = ()
+STATEMENT_KEYWORDS = ("title", "source", "statement", "assumptions")
+METADATA_KEYWORDS = STATEMENT_KEYWORDS + ("controls", "independence", "derivations", "configurations",
+                                          "configurations_note", "checks")
 
 
 def classify(src: str) -> dict[str, set[int]]:
@@ -147,7 +164,10 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--statement-as-content" in argv:
         argv.remove("--statement-as-content")
-        CONTENT_KEYWORDS = ("title", "source", "statement", "assumptions")
+        CONTENT_KEYWORDS = STATEMENT_KEYWORDS
+    if "--metadata-as-content" in argv:
+        argv.remove("--metadata-as-content")
+        CONTENT_KEYWORDS = METADATA_KEYWORDS
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     files = argv or sorted(f for f in glob.glob(os.path.join(root, "checks", "paper", "*.py"))
                            if not f.endswith("__init__.py")) + sorted(glob.glob(os.path.join(root, "examples", "*.py")))

@@ -310,6 +310,30 @@ def test_bookkeeping_measure_counts_known_lines(tmp_path):
     assert (r["code"], r["registration"], r["evidence"], r["verdict"], r["control"]) == (8, 1, 1, 1, 1)
 
 
+def test_bookkeeping_metadata_as_content_leaves_only_the_wiring_of_a_claim(tmp_path):
+    """--metadata-as-content (issue 25's measure): a claim's statement, controls and independence line,
+    written once as arguments, are content; its id/kind keywords and the decorator line stay wiring."""
+    sys.path.insert(0, str(ROOT))
+    import benchmarks.bookkeeping as bk
+
+    f = tmp_path / "m.py"
+    f.write_text("@claim(id='a',\n"                       # wiring
+                 "       kind='numeric',\n"                # wiring
+                 "       title='t', statement='s',\n"      # content under both measures
+                 "       controls={'c': 'the sign flipped'},\n"  # content under metadata-as-content only
+                 "       independence='derived: x; stated: y')\n"
+                 "def check(p, ctx):\n"                    # the decorated def: wiring
+                 "    return p.a\n")
+    counts = {}
+    for flag in ("", "--statement-as-content", "--metadata-as-content"):
+        bk.CONTENT_KEYWORDS = ()
+        if flag:
+            bk.main([flag, str(f)])
+        counts[flag] = bk.measure(str(f))["registration"]
+    bk.CONTENT_KEYWORDS = ()
+    assert counts == {"": 6, "--statement-as-content": 5, "--metadata-as-content": 3}
+
+
 def test_run_result_renders_as_html_and_stays_a_plain_json_dict():
     r = run_claim("unit-api-squares", seed=3)
     html = r._repr_html_()
