@@ -97,11 +97,14 @@ class Context:
     variant: str | None = None
     claim: "Claim | None" = field(default=None, repr=False, compare=False)
 
-    def claim_object(self) -> "Claim | None":
-        """The claim this context runs: ``claim`` (the runner always sets it).  A context built by
-        hand without one falls back to the registered claim of that id (None when there is none)."""
-        # compat: removed after the paper port (hand-built contexts in the paper library's tests)
-        return self.claim if self.claim is not None else REGISTRY.get(self.claim_id)
+    def claim_object(self) -> "Claim":
+        """The claim this context runs (``claim``; the runner always sets it).  A context built by hand
+        for a check that asks :meth:`control` must be given its claim: the registry is never consulted
+        (a check would otherwise see a different claim's controls under the same id)."""
+        if self.claim is None:
+            raise ValueError(f"this Context for {self.claim_id!r} was built without its claim: pass "
+                             f"claim=<the Claim> (the runner does; Context never looks a claim up in the registry)")
+        return self.claim
 
     def stream(self, purpose: str, *keys) -> np.random.Generator:
         """The random stream of (seed, claim id, ``purpose``, ``keys``) -- the same in the claim and
@@ -134,8 +137,7 @@ class Context:
     def control(self, name: str) -> bool:
         """True when this run is the negative control ``name``.  An unknown name raises
         ``KeyError`` (a typo would otherwise silently run the claim itself as the control)."""
-        claim = self.claim_object()
-        names = {c.id for c in claim.controls} if claim is not None else set()
+        names = {c.id for c in self.claim_object().controls}
         if name not in names:
             raise KeyError(f"claim {self.claim_id!r} has no negative control {name!r} "
                            f"(declared: {', '.join(sorted(names)) or 'none'})")

@@ -167,7 +167,9 @@ def test_context_uses_its_own_claim_not_the_registry():
                      controls=(Control("mine", "not registered"),))
         assert Context("unit-ctx-claim", "quick", 1, "mine", claim=mine).control("mine") is True
         with pytest.raises(KeyError, match="mine"):
-            Context("unit-ctx-claim", "quick", 1).control("mine")  # no claim: the registered one
+            Context("unit-ctx-claim", "quick", 1, claim=registered).control("mine")  # not that claim's control
+        with pytest.raises(ValueError, match="without its claim"):
+            Context("unit-ctx-claim", "quick", 1).control("theirs")  # never looked up in the registry
         res = runner.run_claim_object(mine, seed=1)
         assert res["verdict"] == "confirmed" and res["negative_controls"][0]["refuted"]
     finally:
