@@ -88,10 +88,6 @@ def means(rng, K: int, D: int, norm_range=(0.5, 2.5), equal_norms: bool = False,
             return ms
 
 
-_EQUAL_NORM_2D = [(3, 4), (4, 3), (0, 5), (5, 0), (3, -4), (-4, 3), (-3, 4), (4, -3), (-5, 0), (0, -5), (-3, -4),
-                  (-4, -3)]
-
-
 def _signed_perms(v):
     import itertools
     out = set()

@@ -214,3 +214,49 @@ def test_the_instances_are_exact_rationals():
     mix, U, V, z = random_instance(rng(1), 2, 2, degenerate=True)
     assert all(isinstance(x, F) for r in U + V for x in r) and all(isinstance(x, F) for x in z)
     assert sp.Matrix(mix.covariances[-1]).rank() == 1
+
+
+@pytest.mark.parametrize("D,base", [(2, (3, 4)), (3, (1, 2, 2)), (4, (1, 2, 2))])
+def test_equal_norm_means_are_scaled_signed_permutations_of_the_documented_integers(D, base):
+    """'every coordinate non-zero when D <= 3 (signed permutations of (3, 4) or (1, 2, 2))'; zeros past them."""
+    for s in range(50):
+        for m in C.means(rng(s, 3, D), 3, D, equal_norms=True):
+            v = [abs(fr(x)) for x in m]
+            head, tail = v[:len(base)], v[len(base):]
+            assert all(x == 0 for x in tail)
+            c = min(head)  # the common scale
+            assert c > 0 and sorted(x / c for x in head) == sorted(F(b, min(base)) for b in base), (s, m)
+
+
+@pytest.mark.parametrize("K,D", [(2, 2), (3, 2), (2, 3)])
+def test_mixture_draws_keep_each_declared_assumption(K, D):
+    """configs.mixture(assume=...): the draw satisfies what it is asked for, generic otherwise."""
+    for s in range(40):
+        def draw(*assume, K=K):
+            return C.mixture(rng(s, K, D, len(assume)), K, D, assume=assume)
+        m = draw("equal-norms")
+        assert len({norm2(x) for x in m["means"]}) == 1
+        w = [fr(x) for x in draw("equal-weights")["weights"]]
+        assert w == [F(1, K)] * K
+        c = draw("centred")
+        cw = [fr(x) for x in c["weights"]]
+        assert all(sum(wk * fr(mk[i]) for wk, mk in zip(cw, c["means"])) == 0 for i in range(D))
+        assert len(set(cw)) == K  # centred, weights still generic
+        a = draw("antipodal", K=2)
+        assert [fr(x) for x in a["means"][1]] == [-fr(x) for x in a["means"][0]]
+        for name in ("isotropic", "shared-isotropic", "diagonal"):
+            covs = [frm(G) for G in draw(name)["covariances"]]
+            assert all(G[i][j] == 0 for G in covs for i in range(D) for j in range(D) if i != j), name
+            assert all(G[i][i] > 0 for G in covs for i in range(D))
+            if name != "diagonal":
+                assert all(len({G[i][i] for i in range(D)}) == 1 for G in covs), name
+            if name == "shared-isotropic":
+                assert all(G == covs[0] for G in covs)
+            if name == "isotropic":
+                assert len({G[0][0] for G in covs}) == K  # one variance per component, distinct
+            if name == "diagonal":
+                assert any(len({G[i][i] for i in range(D)}) > 1 for G in covs)  # not isotropic
+        sh = draw("shared-covariance")["covariances"]
+        assert all(G == sh[0] for G in sh) and rank(sh[0]) == D
+        sg = [rank(G) for G in draw("singular")["covariances"]]
+        assert D - 1 in sg and all(r in (D - 1, D) for r in sg)  # a singular component, rank D - 1

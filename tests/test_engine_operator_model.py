@@ -1,0 +1,146 @@
+"""Known answers for "is a counterexample inside the statement's model?" (checks/operator_model.py).
+
+``model_violations`` lists why a numeric mixture is outside the model: weights not in (0, 1) (only
+when there are several components: a one-component mixture has weight 1), weights not summing to
+one, a covariance not symmetric PSD (a shared covariance judged once), a declared assumption broken,
+the covariance structure not met.  ``model_point`` draws a point of the symbolic family that is in
+the model.  Each case below is built by hand with the exact list of reasons it must give.
+"""
+import random
+
+import pytest
+import sympy as sp
+
+from softmix.checks.assumptions import Assumption, resolve
+from softmix.checks.operator_model import model_point, model_violations
+from softmix.theory.mixtures import SymbolicMixture, symbolic_mixture
+
+R = sp.Rational
+
+
+def mix(weights, covs, means=None, D=None):
+    D = D or sp.Matrix(covs[0]).rows
+    means = means or [[k + 1] + [0] * (D - 1) for k in range(len(weights))]
+    return SymbolicMixture([sp.sympify(w) for w in weights], [sp.Matrix(m) for m in means],
+                           [sp.Matrix(G) for G in covs])
+
+
+I2 = [[1, 0], [0, 1]]
+G2 = [[2, R(1, 2)], [R(1, 2), 1]]
+
+
+def test_one_component_of_weight_one_is_inside_the_model():
+    assert model_violations(mix([1], [[[3]]])) == []
+    assert model_violations(mix([1], [I2])) == []
+    assert model_violations(mix([1], [[[0, 0], [0, 0]]])) == []  # a point mass: PSD, singular
+
+
+def test_one_component_of_another_weight_only_fails_the_sum():
+    assert model_violations(mix([R(1, 2)], [I2])) == ["weights sum to 1/2, not 1"]
+
+
+def test_a_generic_two_component_mixture_is_inside_the_model():
+    assert model_violations(mix([R(1, 3), R(2, 3)], [I2, G2])) == []
+    assert model_violations(mix([R(1, 3), R(2, 3)], [[[0, 0], [0, 1]], G2])) == []  # singular but PSD
+
+
+def test_weights_outside_the_open_interval_but_summing_to_one():
+    assert model_violations(mix([R(3, 2), R(-1, 2)], [I2, G2])) == ["weights 3/2, -1/2 not all in (0, 1)"]
+    assert model_violations(mix([0, 1], [I2, G2])) == ["weights 0, 1 not all in (0, 1)"]  # a weight 0
+    assert model_violations(mix([R(1, 2), R(1, 2), 0], [I2, G2, I2])) == ["weights 1/2, 1/2, 0 not all in (0, 1)"]
+
+
+def test_a_weight_of_exactly_one_beside_others_is_outside():
+    assert model_violations(mix([1, R(1, 2)], [I2, G2])) == ["weights 1, 1/2 not all in (0, 1)",
+                                                             "weights sum to 3/2, not 1"]
+
+
+def test_weights_in_the_interval_not_summing_to_one():
+    assert model_violations(mix([R(1, 2), R(1, 4)], [I2, G2])) == ["weights sum to 3/4, not 1"]
+    assert model_violations(mix([R(1, 2), R(3, 4)], [I2, G2])) == ["weights sum to 5/4, not 1"]
+    # floats are read exactly (nsimplify): 0.25 + 0.75 is one
+    assert model_violations(mix([0.25, 0.75], [I2, G2])) == []
+
+
+def test_a_covariance_not_psd_or_not_symmetric_is_named_by_its_component():
+    indefinite = [[1, 2], [2, 1]]  # eigenvalues 3, -1
+    assert model_violations(mix([R(1, 3), R(2, 3)], [I2, indefinite])) == [
+        "covariance 2 is not symmetric positive semidefinite"]
+    assert model_violations(mix([R(1, 3), R(2, 3)], [indefinite, I2])) == [
+        "covariance 1 is not symmetric positive semidefinite"]
+    asymmetric = [[2, 1], [0, 2]]  # positive definite quadratic form, but not symmetric
+    assert model_violations(mix([R(1, 3), R(2, 3)], [I2, asymmetric])) == [
+        "covariance 2 is not symmetric positive semidefinite"]
+    assert model_violations(mix([R(1, 2), R(1, 2)], [[[-1]], [[2]]])) == [
+        "covariance 1 is not symmetric positive semidefinite"]
+
+
+def test_a_shared_covariance_is_judged_once_and_distinct_ones_each():
+    bad = [[1, 2], [2, 1]]
+    assert model_violations(mix([R(1, 3), R(2, 3)], [bad, bad])) == [
+        "covariance 1 is not symmetric positive semidefinite"]
+    other = [[1, 3], [3, 1]]
+    assert model_violations(mix([R(1, 3), R(2, 3)], [bad, other])) == [
+        "covariance 1 is not symmetric positive semidefinite", "covariance 2 is not symmetric positive semidefinite"]
+
+
+def test_all_reasons_together_in_order():
+    out = model_violations(mix([R(3, 2), R(1, 2)], [I2, [[0, 1], [1, 0]]]))
+    assert out == ["weights 3/2, 1/2 not all in (0, 1)", "weights sum to 2, not 1",
+                   "covariance 2 is not symmetric positive semidefinite"]
+
+
+def test_declared_assumptions_and_structure():
+    m = mix([R(1, 3), R(2, 3)], [I2, G2], means=[[1, 0], [0, 2]])
+    eq = resolve("equal-norms")
+    assert model_violations(m, [eq]) == [f"breaks the assumption equal-norms ({eq.text})"]
+    assert model_violations(mix([R(1, 3), R(2, 3)], [I2, G2], means=[[1, 0], [0, 1]]), [eq]) == []
+    # the covariance structure: shared, isotropic, diagonal (general: no structure check)
+    assert model_violations(m, structure="general") == []
+    assert model_violations(m, structure="shared") == [
+        f"breaks the assumption shared-covariance ({resolve('shared-covariance').text})"]
+    assert model_violations(m, structure="isotropic") == [
+        f"breaks the assumption isotropic ({resolve('isotropic').text})"]
+    assert model_violations(m, structure="diagonal") == [
+        f"breaks the assumption diagonal ({resolve('diagonal').text})"]
+    iso = mix([R(1, 3), R(2, 3)], [I2, [[2, 0], [0, 2]]])
+    assert model_violations(iso, structure="isotropic") == [] and model_violations(iso, structure="diagonal") == []
+    assert model_violations(iso, structure="shared-isotropic") == [
+        f"breaks the assumption shared-isotropic ({resolve('shared-isotropic').text})"]
+    assert model_violations(mix([R(1, 3), R(2, 3)], [I2, I2]), structure="shared-isotropic") == []
+
+
+def test_a_user_predicate_false_breaks_one_raising_does_not():
+    m = mix([R(1, 3), R(2, 3)], [I2, G2])
+    no = Assumption("never", "never holds", holds_for=lambda mx: False)
+
+    def boom(mx):
+        raise ValueError("cannot read this mixture")
+
+    raising = Assumption("raising", "raises", holds_for=boom)
+    assert model_violations(m, [no]) == ["breaks the assumption never (never holds)"]
+    assert model_violations(m, [raising]) == []
+    assert model_violations(m, [raising, no]) == ["breaks the assumption never (never holds)"]
+
+
+@pytest.mark.parametrize("K,D,shared", [(1, 1, False), (2, 2, False), (3, 2, True), (2, 3, False)])
+def test_model_point_is_inside_the_model(K, D, shared):
+    """Weights normalised to sum to one, covariances L L^T + I/2 (positive definite), every other
+    symbol a non-zero rational, positive when the symbol is."""
+    fam = symbolic_mixture(K, D, shared=shared)
+    extra = sp.symbols("a b", positive=True) + (sp.Symbol("c", real=True),)
+    for seed in range(20):
+        pt = model_point(random.Random(seed), fam, extra)
+        at = SymbolicMixture([w.xreplace(pt) for w in fam.weights], [m.xreplace(pt) for m in fam.means],
+                             [G.xreplace(pt) for G in fam.covariances])
+        assert sum(at.weights) == 1 and all(w > 0 for w in at.weights)
+        for G in at.covariances:
+            assert G == G.T and G.is_positive_definite
+            assert (G - sp.eye(D) / 2).is_positive_semidefinite  # L L^T + I/2: eigenvalues at least 1/2
+        assert all(pt[s] > 0 for s in extra if s.is_positive) and all(pt[s] != 0 for s in extra)
+        assert model_violations(at) == []
+    # a weight fixed by the family is kept, the others share what is left
+    fixed = SymbolicMixture([sp.Symbol("p", positive=True), R(1, 4)], fam.means[:2] if K >= 2 else fam.means * 2,
+                            [sp.eye(D), sp.eye(D)])
+    pt = model_point(random.Random(0), fixed, ())
+    assert pt[sp.Symbol("p", positive=True)] == R(3, 4)

@@ -1,0 +1,76 @@
+"""Known answers at the boundaries of the precision-derived rules and the lattice's ranks (checks/rules.py,
+checks/verdicts.py).
+
+``residual_test(residual, dps, scale, guard)`` passes when ``|residual| <= 10^(guard - dps) * max(1,
+|scale|)`` (its docstring; ``Residual`` in docs/writing-claims.md): the floor 1 acts for |scale| < 1,
+the scale for |scale| > 1.  Each case sits just inside or just outside that tolerance.
+"""
+from fractions import Fraction
+
+import mpmath as mpm
+import numpy as np
+import pytest
+
+from softmix.checks import rules, verdicts
+from softmix.checks.rules import EPS64, Residual, residual_test
+
+
+def mp(s):
+    return mpm.mpf(s)
+
+
+@pytest.mark.parametrize("scale", [0, mp("0.5"), mp("-0.5"), 1, Fraction(9, 10), mp("1e-30")])
+def test_residual_tolerance_has_a_floor_of_one_below_unit_scale(scale):
+    # dps 30, guard 10: the tolerance is 10^-20 whatever the scale below one
+    assert residual_test(mp("0.9e-20"), 30, scale=scale)["passed"] is True
+    assert residual_test(mp("1e-20"), 30, scale=scale)["passed"] is True  # the bound itself passes (<=)
+    assert residual_test(mp("1.5e-20"), 30, scale=scale)["passed"] is False  # between 10^-20 and 2 * 10^-20
+    assert residual_test(mp("-1.5e-20"), 30, scale=scale)["passed"] is False  # |residual|
+    assert residual_test(mp("1.01e-20"), 30, scale=scale)["passed"] is False
+    assert residual_test(mp("1.5e-20"), 30, scale=scale)["tolerance"] == "1.0e-20"
+
+
+@pytest.mark.parametrize("scale", [1000, mp("-1000"), 1000.0, Fraction(1000)])
+def test_residual_tolerance_grows_with_a_scale_above_one(scale):
+    assert residual_test(mp("9e-18"), 30, scale=scale)["passed"] is True  # 10^-20 * 1000 = 10^-17
+    assert residual_test(mp("-9e-18"), 30, scale=scale)["passed"] is True
+    assert residual_test(mp("1.1e-17"), 30, scale=scale)["passed"] is False
+    assert residual_test(mp("1.1e-17"), 30, scale=scale)["tolerance"] == "1.0e-17"
+
+
+def test_residual_guard_and_dps_set_the_exponent():
+    assert residual_test(mp("9e-26"), 30, guard=5)["passed"] is True  # 10^(5 - 30)
+    assert residual_test(mp("2e-25"), 30, guard=5)["passed"] is False
+    assert residual_test(mp("9e-11"), 20)["passed"] is True and residual_test(mp("2e-10"), 20)["passed"] is False
+    out = residual_test(Fraction(1, 10**25), 30)
+    assert out["passed"] is True and out["dps"] == 30 and out["residual"] == "1.0e-25"
+
+
+def test_residual_rule_reads_arrays_by_their_largest_entry_and_says_its_digits():
+    r = Residual(digits=20)  # dps 30, guard 10: tolerance 10^-20 * max(1, |scale|)
+    assert (r.dps, r.guard, r.digits) == (30, 10, 20)
+    assert r.decide([mp("1e-30"), mp("-1.5e-20")])["verdict"] == "refuted"
+    assert r.decide([mp("1e-30"), mp("-0.5e-20")])["verdict"] == "confirmed"
+    assert r.decide(np.array([0.0, 1.5e-18]), scale=[mp("-200"), 3])["verdict"] == "confirmed"  # 2 * 10^-18
+    assert r.decide(np.array([0.0, 2.5e-18]), scale=[mp("-200"), 3])["verdict"] == "refuted"
+    assert r.decide(0)["digits"] == 20
+    assert Residual(50).digits == 40 and Residual(dps=50, guard=5).digits == 45
+
+
+def test_the_lattice_ranks_are_strictly_ordered_as_documented():
+    """verified < confirmed < unproven < inconclusive < error < refuted (README; 'unproven' between
+    confirmed and inconclusive, verdicts.py)."""
+    order = ["verified", "confirmed", "unproven", "inconclusive", "error", "refuted"]
+    ranks = [verdicts.rank(v) for v in order]
+    assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks)
+    assert verdicts.rank("anything else") == verdicts.rank("error")
+    # the row mapper takes the worst by that order: unproven beats a proof, loses to inconclusive
+    assert verdicts.verdict_of([{"status": "unproven"}, {"passed": True}], "symbolic") == "unproven"
+    assert verdicts.verdict_of([{"passed": True}, {"status": "unproven"}], "symbolic") == "unproven"
+    assert verdicts.verdict_of([{"status": "unproven"}, {"passed": None}], "symbolic") == "inconclusive"
+    assert verdicts.verdict_of([{"passed": None}, {"status": "unproven"}], "symbolic") == "inconclusive"
+
+
+def test_documented_constants():
+    assert EPS64 == np.finfo(np.float64).eps == 2.0 ** -52  # "eps = 2^-52" (docs/writing-claims.md)
+    assert rules.ALPHA == 1e-3  # one family-wise alpha of 1e-3 per claim (docs/finite-prompt.md, README)

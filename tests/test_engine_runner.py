@@ -1,0 +1,132 @@
+"""Known answers for the runner's progress and its infrastructure results (checks/runner.py).
+
+``run_claims(..., progress=cb)`` calls ``cb(done, total, result)`` as each claim finishes: done
+counts 1, 2, ..., total is the number of claims (``softmix verify`` prints it as ``[done/total]`` on
+stderr).  A task that fails outside its claim's check becomes an ``error`` result with
+``infrastructure_failure`` and its cause in words (``failure_cause``).
+"""
+import concurrent.futures as cf
+import os
+import subprocess
+import sys
+from concurrent.futures.process import BrokenProcessPool
+
+import pytest
+
+from softmix.checks.registry import load_all
+from softmix.checks.runner import _run_on, failure_cause, infrastructure_result, run_claims
+
+PLUGIN = '''
+from dataclasses import dataclass
+
+import softmix
+
+
+@dataclass
+class P:
+    n: int = 1
+
+
+def _make(cid):
+    @softmix.claim(id=cid, title=cid, source="test", controls={"wrong": "refuted"}, configurations_note="test claim")
+    def check(p: P, ctx):
+        return softmix.outcome(softmix.part("numeric", [{"passed": not ctx.control("wrong")}]))
+    return check
+
+
+_make("unit-progress-a")
+_make("unit-progress-b")
+'''
+IDS = ["unit-progress-a", "unit-progress-b"]
+
+
+@pytest.fixture(scope="module")
+def plugin(tmp_path_factory):
+    path = tmp_path_factory.mktemp("runner") / "progress_plugin.py"
+    path.write_text(PLUGIN)
+    return str(path)
+
+
+def test_progress_counts_done_over_total_in_order(plugin):
+    seen = []
+    res = run_claims(IDS, seed=3, plugins=(plugin,), progress=lambda i, n, r: seen.append((i, n, r["id"])))
+    assert seen == [(1, 2, IDS[0]), (2, 2, IDS[1])]
+    assert [r["verdict"] for r in res] == ["confirmed", "confirmed"]
+    seen.clear()
+    run_claims(IDS[::-1], seed=3, plugins=(plugin,), progress=lambda i, n, r: seen.append((i, n, r["id"])))
+    assert seen == [(1, 2, IDS[1]), (2, 2, IDS[0])]
+    # on an executor the order of completion may vary, the count may not
+    seen.clear()
+    with cf.ThreadPoolExecutor(2) as ex:
+        run_claims(IDS, seed=3, plugins=(plugin,), executor=ex, progress=lambda i, n, r: seen.append((i, n)))
+    assert seen == [(1, 2), (2, 2)]
+
+
+def test_verify_prints_the_progress_lines_in_order(plugin):
+    """As a process: ``[1/2] <id>: <verdict> (controls refuted 1/1)`` then ``[2/2] ...`` on stderr."""
+    env = {**os.environ, "SOFTMIX_NO_ENTRY_POINTS": "1"}
+    r = subprocess.run([sys.executable, "-m", "softmix", "verify", "--plugin", plugin, *IDS, "--workers", "1",
+                        "--no-engine-controls"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("[")]
+    assert [ln.rsplit(" ", 1)[0] for ln in lines] == [  # without the seconds
+        f"[1/2] {IDS[0]}: confirmed (controls refuted 1/1)", f"[2/2] {IDS[1]}: confirmed (controls refuted 1/1)"]
+
+
+class _Broken(cf.Executor):
+    """An executor whose tasks all fail as a broken process pool does."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        f = cf.Future()
+        f.set_exception(BrokenProcessPool("a child process terminated abruptly"))
+        return f
+
+
+class _Refusing(cf.Executor):
+    def submit(self, fn, /, *args, **kwargs):
+        raise RuntimeError("cannot schedule new futures after shutdown")
+
+
+@pytest.mark.parametrize("executor,cause,exception", [
+    (_Broken(), "the executor broke: a child process terminated abruptly",
+     "BrokenProcessPool: a child process terminated abruptly"),
+    (_Refusing(), "the task failed outside the claim's check: RuntimeError: cannot schedule new futures after shutdown",
+     "RuntimeError: cannot schedule new futures after shutdown"),
+])
+def test_a_broken_executor_gives_infrastructure_errors_counted_in_progress(plugin, executor, cause, exception):
+    claims = load_all((plugin,))
+    seen = []
+    out = _run_on(executor, [(c, (c,)) for c in IDS], claims, lambda i, n, r: seen.append((i, n, r["id"])))
+    assert seen == [(1, 2, IDS[0]), (2, 2, IDS[1])]
+    for cid in IDS:
+        r = out[cid]
+        assert r["id"] == cid and r["verdict"] == "error" and r["infrastructure_failure"] is True
+        assert r["evidence"] == {"cause": cause, "exception": exception}
+        assert r["negative_controls"] == []
+
+
+def test_failure_cause_in_words():
+    assert failure_cause(BrokenProcessPool("pool gone")) == "the executor broke: pool gone"
+    assert failure_cause(cf.BrokenExecutor("gone")) == "the executor broke: gone"
+    assert failure_cause(ValueError("bad input")) == \
+        "the task failed outside the claim's check: ValueError: bad input"
+    assert failure_cause(cf.CancelledError()) == \
+        "the executor cancelled the task (scheduler lost, or the executor was shut down)"
+
+    class KilledWorker(Exception):  # Dask's, by name
+        allowed_failures = 3
+
+    assert failure_cause(KilledWorker("w")) == (
+        "Dask worker died 4 times while running this claim (KilledWorker; the scheduler's "
+        "distributed.scheduler.allowed-failures = 3)")
+    KilledWorker.allowed_failures = None
+    assert "died repeatedly" in failure_cause(KilledWorker("w"))
+
+
+def test_infrastructure_result_keeps_the_first_line_of_the_exception():
+    claims = load_all()
+    cid = next(iter(claims))
+    r = infrastructure_result(claims[cid], ValueError("first line\nsecond line"))
+    assert r["evidence"]["exception"] == "ValueError: first line" and r["seconds"] == 0
+    assert r["title"] == claims[cid].title and r["verdict"] == "error"
