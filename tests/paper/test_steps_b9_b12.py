@@ -46,6 +46,7 @@ def test_flow_and_coercivity_estimates_hold_and_their_tightening_is_refuted():
     tight = flow_rows(_Ctx(1), True) + coercivity_rows(_Ctx(1), True)
     refuted = {r["check"] for r in tight if r["passed"] is False}
     assert "B.12#16 Gronwall" in refuted and "B.9#14 sigma_w >= sqrt(lmin)|w|" in refuted
+    assert "B.12#12 G_t >= |Gamma v21|^2 I >= alpha I" in refuted
 
 
 def test_claims_declare_the_flow_checks():
@@ -67,3 +68,13 @@ def test_krylov_steps_proven_and_orthogonality_to_m_alone_is_not_enough():
     v = b * q[0] - a * q[1] + q[2]  # orthogonal to m = a q1 + b q2, not in K^perp
     assert sp.simplify((v.T * m)[0, 0]) == 0
     assert sp.simplify(((G * v).T * m)[0, 0]) != 0  # x_K = m: U11' m = -G_w (Gamma v)^T m != 0
+
+
+def test_curvature_chain_b12_12_each_link_refuted_when_tightened():
+    """B.12#12 is checked as three links (lambda_min(G_t) >= |Gamma v21|^2 >= lmin^2 |v21|^2 >= alpha);
+    tightening by 4 refutes each link somewhere, not only the check as a whole."""
+    from softmix.checks.paper.steps_flow_rows import FLOW_CHECKS, flow_rows
+    name = "B.12#12 G_t >= |Gamma v21|^2 I >= alpha I"
+    assert name in FLOW_CHECKS
+    rows = [r for r in flow_rows(_Ctx(2), True) if r["check"] == name]
+    assert {r["link"] for r in rows if r["passed"] is False} == {0, 1, 2}
