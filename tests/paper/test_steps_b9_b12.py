@@ -78,3 +78,15 @@ def test_curvature_chain_b12_12_each_link_refuted_when_tightened():
     assert name in FLOW_CHECKS
     rows = [r for r in flow_rows(_Ctx(2), True) if r["check"] == name]
     assert {r["link"] for r in rows if r["passed"] is False} == {0, 1, 2}
+
+
+def test_eigenbasis_coordinates_pair_m_i_with_lambda_i():
+    """B.10#11 pairs the coordinate m_i with lambda_i: the same derivation with lambda_1, lambda_2 exchanged
+    on the stated side is refuted (so the check sees the eigenbasis, not only the shape of the sum)."""
+    from dataclasses import replace
+
+    from softmix.theory import steps_b10 as T10
+    der = next(x for x in T10.b10_steps(3) if x.name.startswith("B.10#11"))
+    l1, l2 = sp.Symbol("lambda1", real=True), sp.Symbol("lambda2", real=True)
+    swapped = der.stated.xreplace({l1: l2, l2: l1})
+    assert replace(der, stated=swapped).decide(seed=1)[0] == "refuted"
