@@ -28,7 +28,7 @@ def _rotation(d):
 
 
 def b10_steps(d: int = 3) -> list:
-    """B.10#3, #5, #9, #10, #15."""
+    """B.10#3, #5, #9, #10, #11, #12, #14, #15."""
     lam = sp.symbols(f"lambda1:{d + 1}", real=True)
     m = vector_symbols("mu", d)  # m in the eigenbasis
     e = sp.eye(d)
@@ -46,6 +46,11 @@ def b10_steps(d: int = 3) -> list:
     a = sp.symbols(f"a1:{d + 1}", real=True)
     V = sp.Matrix(d, d, lambda i, l: lam[i]**l)
     prod = sp.Mul(*[lam[j] - lam[i] for i in range(d) for j in range(i + 1, d)])
+    X = sp.Symbol("X", real=True)
+    Ppoly = sum(a[k] * X**k for k in ks)  # B.10#13: P(X) = sum_l a_l X^(l-1)
+    Pl = lambda x: sum(a[k] * x**k for k in ks)
+    v = sum((a[k] * G**k * mv for k in ks), sp.zeros(d, 1))
+    coords = Q.LUsolve(v)  # the coordinates of v in the basis e_i = Q[:, i]
     src = f"{SRC}, App. B.10 (proof of Lemma B.35)"
     return [
         Derivation("B.10#3 P Gamma^k m = lambda_1^k (m_1 e_1 + m_2 e_2) when lambda_1 = lambda_2", src,
@@ -62,6 +67,16 @@ def b10_steps(d: int = 3) -> list:
         Derivation("B.10#10 sum_l a_l Gamma^(l-1) m = sum_i m_i (sum_l a_l lambda_i^(l-1)) e_i", src,
                    sum((a[k] * G**k * mv for k in ks), sp.zeros(d, 1)),
                    sum((m[i] * sum(a[k] * lam[i]**k for k in ks) * Q[:, i] for i in range(d)), sp.zeros(d, 1))),
+        Derivation("B.10#11 the coordinates of sum_l a_l Gamma^(l-1) m in (e_i) are m_i sum_l a_l lambda_i^(l-1)", src,
+                   coords, sp.Matrix([m[i] * Pl(lam[i]) for i in range(d)]),
+                   notes="coordinates by solving Q c = v (Q invertible: v = 0 iff every coordinate vanishes)"),
+        Derivation("B.10#12 dividing coordinate i by m_i != 0 leaves sum_l a_l lambda_i^(l-1)", src,
+                   sp.Matrix([coords[i] / m[i] for i in range(d)]), sp.Matrix([Pl(lam[i]) for i in range(d)]),
+                   assumptions=("m_i != 0 for every i",)),
+        Derivation("B.10#14 P(lambda_i) (P of B.10#13) is the left side of B.10#12", src,
+                   sp.Matrix([Ppoly.subs(X, lam[i]) for i in range(d)]),
+                   sp.Matrix([sum(a[k] * lam[i]**k for k in ks) for i in range(d)]),
+                   notes="so P(lambda_i) = 0 by B.10#12"),
         Derivation("B.10#15 the Vandermonde determinant is prod_{i<j} (lambda_j - lambda_i)", src, V.det(), prod,
                    notes="nonzero for distinct eigenvalues, so V a = 0 forces a = 0"),
     ]

@@ -37,7 +37,8 @@ def _dphi(d):
 
 def b53_steps(d: int = 2) -> list:
     """B.5.3 (proof of Lemma 3.2 / B.20): the image of DPhi when m1 = -m_-1 or v21 = 0, and the
-    explicit preimage of an arbitrary (dw, db, dr, ds) when m1 != -m_-1 and v21 != 0."""
+    explicit preimage of an arbitrary (dw, db, dr, ds) when m1 != -m_-1 and v21 != 0; B.5.4#3 (Lemma B.21):
+    the injectivity of DPhi^* that the preimage gives."""
     Dh, (m1, m_1, G), (U11, u12, v21, v22), (dU, du, dv, dv22) = _dphi(d)
     dw_, db_, dr_ = Dh[:d, 0], Dh[d, 0], Dh[d + 1, 0]
     anti = {a: -b for a, b in zip(m1, m_1)}  # m1 = -m_-1
@@ -68,7 +69,24 @@ def b53_steps(d: int = 2) -> list:
         Derivation("B.5.3#17 the whole construction: DPhi[dtheta] = (dw, db, dr, ds)", src, Dh.xreplace(sub),
                    sp.Matrix(list(tw) + [tb, tr] + list(ts)), assumptions=("m1 + m_-1 != 0", "Gamma v21 != 0"),
                    notes="dv22 = dv21^T m_-1 - db (B.5.3#16), du12 = (ds - dU11 dm)/2 (B.5.3#18)"),
+        _adjoint_injective(Dh, sub, (dU, du, dv, dv22), (tw, tb, tr, ts)),
     ]
+
+
+def _adjoint_injective(Dh, sub, dtheta, target) -> Derivation:
+    """B.5.4#3 (proof of Lemma B.21): with R the linear preimage map of B.5.3 (target -> dtheta) and J = DPhi,
+    R^T J^T g = g for every g, so J^T g = DPhi^* g = 0 forces g = 0 (here g = grad R~(Phi(theta)))."""
+    dU, du, dv, dv22 = dtheta
+    tw, tb, tr, ts = target
+    h = sp.Matrix(list(dU) + list(du) + list(dv) + [dv22])
+    T = sp.Matrix(list(tw) + [tb, tr] + list(ts))
+    J = Dh.jacobian(h)  # DPhi(theta) as a matrix (Dh is linear in h)
+    R = h.xreplace(sub).jacobian(T)  # the preimage map, linear in the target
+    g = vector_symbols("g", T.rows)
+    return Derivation("B.5.4#3 DPhi^* is injective: R^T DPhi^* g = g (R the preimage map of B.5.3)",
+                      f"{SRC}, App. B.5.4 (proof of Lemma B.21)", R.T * (J.T * g), g,
+                      assumptions=("m1 + m_-1 != 0", "Gamma v21 != 0"),
+                      notes="so DPhi^* grad R~ = 0 (B.5.4#2) gives grad R~(Phi(theta)) = 0")
 
 
 def b54_steps(d: int = 2) -> list:

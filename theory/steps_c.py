@@ -143,7 +143,7 @@ def c5_steps(d: int = 2) -> list:
 
 
 def c6_steps(d: int = 3) -> list:
-    """C.6#8, #13 (proof of Prop. C.5): the value matrices of the two-head construction (V1 + V2 in
+    """C.6#8, #12, #13 (proof of Prop. C.5): the value matrices of the two-head construction (V1 + V2 in
     dimension d, so that E-perp is not trivial when d = 3; V_h U_h in dimension 2, cheaper)."""
     gamma, xi = noise_symbols()
     m1, m2 = vector_symbols("m1", d), vector_symbols("m2", d)
@@ -156,6 +156,10 @@ def c6_steps(d: int = 3) -> list:
     return [
         Derivation("C.6#8 V1 + V2 = xi^2/(gamma^2 + xi^2) I", src, V1 + V2, xi**2 / s * sp.eye(d),
                    assumptions=("V_i defined on E = span(m1, m2) by (C2) and by a/2 on E-perp (C.6#5-7)",)),
+        Derivation("C.6#12 V1 m2 = 0, V2 m1 = 0 (the off-diagonal half of (C2))", src,
+                   sp.Matrix.hstack(V1 * m2, V2 * m1), sp.zeros(d, 2),
+                   assumptions=("V_i built from the dual basis of (m1, m2) on E and a/2 on E-perp (C.6#5-7)",),
+                   notes="d = 3, so the E-perp part is present and must vanish on m1, m2"),
         Derivation("C.6#13 V_h U_h = gamma^2/(xi^2 (gamma^2 + xi^2)) V_h", src, sp.Matrix.hstack(R1 * W1, R2 * W2),
                    sp.Matrix.hstack(c0 * R1, c0 * R2), assumptions=("V1 m2 = 0, V2 m1 = 0", "d = 2")),
     ]

@@ -46,8 +46,9 @@ def taylor_bound_rows(ctx, perturb: bool, n: int = 12) -> list:
     return rows
 
 
-step_claim("steps-lemma-3.2", "Proof of Lemma 3.2 (B.20): the image of DPhi and the explicit preimage",
-           "App. B.5.3, Lemma 3.2", T.b53_steps, d=2)
+step_claim("steps-lemma-3.2", "Proof of Lemma 3.2 (B.20): the image of DPhi, the explicit preimage and the "
+           "injectivity of DPhi^* (used by Lemma B.21)", "App. B.5.3, Lemma 3.2; App. B.5.4, Lemma B.21",
+           T.b53_steps, d=2)
 step_claim("steps-lemma-b.22", "Proof of Lemma B.22: Df, D^2 f at a saddle with v21 = 0 and the negative-curvature "
            "direction", "App. B.5.4, Lemma B.22", T.b54_steps, d=2)
 step_claim("steps-prop-3.4", "Proof of Prop. 3.4 (B.23): g at zeta_R, its Taylor expansion, limits and bounds",

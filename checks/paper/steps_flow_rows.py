@@ -26,7 +26,8 @@ COERCIVITY_CHECKS = ("B.9#5 L >= E(-w^T YX)_+", "B.9#13 E(Z_w)_+ >= c0 sigma_w",
 FLOW_CHECKS = ("B.9#21 L(w_t) <= L(w_0)", "B.12#10-11 |Gamma v21| >= lmin nu", "B.12#14 PL inequality",
                "B.12#15 dL/dt <= -2 alpha mu0 (L - L*)", "B.12#16 Gronwall", "B.12#18 quadratic growth",
                "B.12#22 M-smoothness", "B.12#25 |S'| <= 4|w||grad L|", "B.12#26-27 S(t) = S(0) + int S'",
-               "B.12#29 |v21'| bound", "B.12#31 v21 tail", "B.12#33 |U11'| bound", "B.12#35 U11 tail")
+               "B.12#29 |v21'| bound", "B.12#31 v21 tail", "B.12#33 |U11'| bound", "B.12#35 U11 tail",
+               "B.12#12 G_t >= |Gamma v21|^2 I >= alpha I")
 
 
 def draw_symmetric_lda(rng, d: int = 3):
@@ -119,6 +120,10 @@ def _flow_config_rows(L, G, v0, tr, rng, k, i) -> list:
         r(2, 2 * mu0 * (Lv[j] - Ls), gn[j] ** 2)
         Gt = np.dot(Gv[j], Gv[j]) * np.eye(3) + tr.U[j] @ G @ G @ tr.U[j].T
         r(3, 2 * alpha * mu0 * (Lv[j] - Ls), gr[j] @ Gt @ gr[j])
+        # B.12#12 as a chain: lambda_min(G_t) >= |Gamma v21|^2 >= lmin^2 |v21|^2 >= lmin^2 nu^2 = alpha
+        gv2, lv2 = float(np.dot(Gv[j], Gv[j])), lmin**2 * float(np.dot(tr.v[j], tr.v[j]))
+        for link, (lhs, rhs) in enumerate(((gv2, np.linalg.eigvalsh(Gt)[0]), (lv2, gv2), (alpha, lv2))):
+            rows.append(_row(FLOW_CHECKS[13], lhs, rhs, k, config=i, t=round(float(t[j]), 3), link=link))
         r(4, Lv[j] - Ls, e[j] ** 2 * (Lv[0] - Ls))
         r(5, mu0 / 2 * dw[j] ** 2, Lv[j] - Ls)
         r(6, gn[j], M * dw[j])

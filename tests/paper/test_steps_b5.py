@@ -47,3 +47,14 @@ def test_prop_3_4_claim_verified_and_its_tightened_bounds_refuted():
     ctl = r["negative_controls"][0]
     assert ctl["verdict"] == "refuted"
     assert ctl["evidence"]["numeric"]["verdict"] == "refuted"
+
+
+def test_adjoint_of_dphi_has_a_kernel_when_m1_is_minus_m_minus1():
+    """B.5.4#3 needs Lemma B.20's hypothesis: at m1 = -m_-1 the vector g = (0, 2, 1, 0) (b and r entries) is a
+    nonzero kernel vector of DPhi^* (the image of DPhi lies in 2 db + dr = 0), while off that set it is not."""
+    import sympy as sp
+    Dh, (m1, m_1, _), _, (dU, du, dv, dv22) = T._dphi(2)
+    J = Dh.jacobian(sp.Matrix(list(dU) + list(du) + list(dv) + [dv22]))
+    g = sp.Matrix([0, 0, 2, 1, 0, 0])
+    assert sp.simplify((J.T * g).xreplace({a: -b for a, b in zip(m1, m_1)})) == sp.zeros(J.cols, 1)
+    assert sp.simplify(J.T * g) != sp.zeros(J.cols, 1)

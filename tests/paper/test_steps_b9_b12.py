@@ -46,6 +46,7 @@ def test_flow_and_coercivity_estimates_hold_and_their_tightening_is_refuted():
     tight = flow_rows(_Ctx(1), True) + coercivity_rows(_Ctx(1), True)
     refuted = {r["check"] for r in tight if r["passed"] is False}
     assert "B.12#16 Gronwall" in refuted and "B.9#14 sigma_w >= sqrt(lmin)|w|" in refuted
+    assert "B.12#12 G_t >= |Gamma v21|^2 I >= alpha I" in refuted
 
 
 def test_claims_declare_the_flow_checks():
@@ -67,3 +68,25 @@ def test_krylov_steps_proven_and_orthogonality_to_m_alone_is_not_enough():
     v = b * q[0] - a * q[1] + q[2]  # orthogonal to m = a q1 + b q2, not in K^perp
     assert sp.simplify((v.T * m)[0, 0]) == 0
     assert sp.simplify(((G * v).T * m)[0, 0]) != 0  # x_K = m: U11' m = -G_w (Gamma v)^T m != 0
+
+
+def test_curvature_chain_b12_12_each_link_refuted_when_tightened():
+    """B.12#12 is checked as three links (lambda_min(G_t) >= |Gamma v21|^2 >= lmin^2 |v21|^2 >= alpha);
+    tightening by 4 refutes each link somewhere, not only the check as a whole."""
+    from softmix.checks.paper.steps_flow_rows import FLOW_CHECKS, flow_rows
+    name = "B.12#12 G_t >= |Gamma v21|^2 I >= alpha I"
+    assert name in FLOW_CHECKS
+    rows = [r for r in flow_rows(_Ctx(2), True) if r["check"] == name]
+    assert {r["link"] for r in rows if r["passed"] is False} == {0, 1, 2}
+
+
+def test_eigenbasis_coordinates_pair_m_i_with_lambda_i():
+    """B.10#11 pairs the coordinate m_i with lambda_i: the same derivation with lambda_1, lambda_2 exchanged
+    on the stated side is refuted (so the check sees the eigenbasis, not only the shape of the sum)."""
+    from dataclasses import replace
+
+    from softmix.theory import steps_b10 as T10
+    der = next(x for x in T10.b10_steps(3) if x.name.startswith("B.10#11"))
+    l1, l2 = sp.Symbol("lambda1", real=True), sp.Symbol("lambda2", real=True)
+    swapped = der.stated.xreplace({l1: l2, l2: l1})
+    assert replace(der, stated=swapped).decide(seed=1)[0] == "refuted"

@@ -44,3 +44,21 @@ def test_probabilistic_steps_hold_and_their_perturbations_are_refuted():
         assert all(r["passed"] for r in fn(_Ctx(3), False)), fn.__name__
         assert all(r["passed"] is False for r in fn(_Ctx(3), True)), fn.__name__
 
+
+
+def test_two_head_value_matrices_proven_and_an_orthogonal_projection_fails_c6_12():
+    """C.6#8, #12, #13 proven, perturbations refuted; V1 = a m1 m1^T / |m1|^2 (projection onto m1 instead of
+    the dual basis of (m1, m2)) does not annihilate m2 for non-orthogonal means, so C.6#12 is refuted."""
+    from dataclasses import replace
+
+    import sympy as sp
+
+    from softmix.theory.mixtures import vector_symbols
+    ds = T.c6_steps(3)
+    for der in ds:
+        assert der.decide(seed=1)[0] == "proven", der.name
+        assert perturbed(der).decide(seed=1)[0] == "refuted", der.name
+    m1, m2 = vector_symbols("m1", 3), vector_symbols("m2", 3)
+    wrong = (m1 * m1.T / (m1.T * m1)[0, 0]) * m2
+    c12 = next(x for x in ds if x.name.startswith("C.6#12"))
+    assert replace(c12, derived=sp.Matrix.hstack(wrong, c12.derived[:, 1])).decide(seed=1)[0] == "refuted"
