@@ -61,7 +61,8 @@ def step_claim(id: str, title: str, source: str, build, *, section: str = "lda",
         return outcome(*parts, findings=list(findings)) if findings else parts
 
     check.__name__ = check.__qualname__ = f"steps_{id.replace('-', '_').replace('.', '_')}"
-    return claim(id=id, title=title, source=f"{SOURCE}, {source}", section=section, kind="symbolic",
+    return claim(id=id, title=title, source=f"{SOURCE}, {source}", section=section,
+                 kind="symbolic" if numeric is None else "numeric",  # numeric rows: at most confirmed, shown so
                  statement=statement or title, params=P, controls=dict(_CONTROLS), configurations_note=_NOTE,
                  derivations=lambda: build(d), checks=tuple(checks),
                  independence="derived side: SymPy from the definitions (numeric checks: high-precision evaluation or "
