@@ -319,7 +319,10 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
 
 def tests_for(m, tmap: dict, root: Path | None = None) -> list[str]:
     """Node ids of the tests that execute mutant ``m``'s statement (for a ``def`` line: its body;
-    at module level: any line of the module), fastest first, clean failures left out."""
+    at module level: any line of the module), clean failures left out: first those in a test file named
+    after the mutated module (``configs.py`` -> ``test_*configs*.py``), then the rest, each group fastest
+    first.  A module-level mutant is executed by every test that imports its module, often more than the
+    test time allows; the tests written for the module then run before the time runs out."""
     by = tmap["lines"].get(m.path, {})
     bad = set(tmap.get("failed", ()))
     ids = set(by.get(str(m.stmt_line), ()))
@@ -329,7 +332,9 @@ def tests_for(m, tmap: dict, root: Path | None = None) -> list[str]:
     if not ids and not m.function:
         ids = {t for ts in by.values() for t in ts}
     secs = tmap.get("seconds", {})
-    return sorted(ids - bad, key=lambda t: (secs.get(t, 0.0), t))
+    stem = Path(m.path).stem
+    named = lambda t: stem in Path(t.split("::")[0]).stem  # noqa: E731
+    return sorted(ids - bad, key=lambda t: (not named(t), secs.get(t, 0.0), t))
 
 
 def claims_for(m, cmap: dict, root: Path | None = None) -> list[str]:

@@ -290,3 +290,17 @@ def test_the_test_map_names_the_tests_that_run_a_line(tmp_path):
     assert tmap["failed"] == ["tests/test_tiny.py::test_broken"]
     m = Mutant("numerics/precision.py", line_int, 0, line_int, 1, "sign", "a", "(b)", line_int, "to_fraction", 20)
     assert set(M.tests_for(m, tmap, tmp_path)) == {"tests/test_tiny.py::test_int", "tests/test_tiny.py::test_process"}
+
+
+def test_tests_for_runs_the_tests_named_after_the_module_first():
+    """A module-level mutant of checks/configs.py is executed by every test importing it; the tests of
+    test_*configs*.py go first (then by time), so a test timeout does not cut them off."""
+    import softmix.checks.mutation as M
+
+    m = Mutant("checks/configs.py", 5, 0, 5, 1, "int", "1", "(2)", 5, "", 20)
+    tmap = {"lines": {"checks/configs.py": {"5": ["tests/test_a.py::t", "tests/test_engine_configs.py::slow",
+                                                   "tests/test_b.py::fast"]}},
+            "seconds": {"tests/test_a.py::t": 2.0, "tests/test_engine_configs.py::slow": 9.0,
+                        "tests/test_b.py::fast": 0.1}}
+    assert M.tests_for(m, tmap) == ["tests/test_engine_configs.py::slow", "tests/test_b.py::fast",
+                                    "tests/test_a.py::t"]
