@@ -178,6 +178,11 @@ def test_centred_break_scales_one_mean_and_nothing_else(fields):
         assert a.holds({**v, **over}) is False
 
 
+def test_a_one_component_mixture_is_centred_exactly_when_its_mean_is_zero():
+    one = lambda m: {"mix": {"weights": [1], "means": [m], "covariances": [[[1, 0], [0, 2]]]}}  # noqa: E731
+    assert Centred("mix").holds(one([0, 0])) is True and Centred("mix").holds(one(["0.5", 0])) is False
+
+
 # ---- weights ----------------------------------------------------------------------------------------
 def test_equal_weights_break_moves_weight_between_two_components():
     """Documented: "moving weight from one to another": the sum stays one, exactly two weights move,
