@@ -347,3 +347,20 @@ def test_assign_writes_in_the_style_of_the_old_value(old, new, want):
 
 def test_number_reads_numpy_floats_as_the_decimals_they_print():
     assert number(np.float64(0.6)) == Fraction(3, 5) and number(np.int64(-3)) == -3 and number(0.1) == Fraction(1, 10)
+
+
+# ---- drawn means keep their declared norm range --------------------------------------------------------
+def test_drawn_means_have_norms_in_the_default_range_of_the_signature():
+    """``configs.means(rng, K, D)`` draws norms in its default ``norm_range=(0.5, 2.5)`` (up to the
+    rounding to two decimals), and in a range passed explicitly."""
+    import math
+
+    from softmix.checks import configs as C
+
+    lo, hi = 0.5, 2.5
+    for s in range(60):
+        for rng_range, (a, b) in ((None, (lo, hi)), ((1.0, 1.5), (1.0, 1.5))):
+            kw = {} if rng_range is None else {"norm_range": rng_range}
+            for m in C.means(np.random.default_rng(s), 3, 2, **kw):
+                n = math.hypot(*map(float, m))
+                assert a - 0.01 <= n <= b + 0.01, (s, m)
