@@ -23,8 +23,8 @@ def number(x) -> Fraction:
         return x
     if isinstance(x, int):
         return Fraction(x)
-    if isinstance(x, float):
-        return Fraction(repr(x))
+    if isinstance(x, float):  # float(x): a numpy float64 reprs as 'np.float64(0.6)'
+        return Fraction(repr(float(x)))
     if isinstance(x, str):
         from softmix.numerics.mixture import parse_number
 

@@ -61,6 +61,8 @@ class Assumption:
     transforming a :class:`softmix.theory.mixtures.SymbolicMixture` (symbolic or rational),
     ``broken`` the options of a family without it (default: the generic family), and
     ``holds_for(mix) -> bool`` a predicate on a mixture instance (labels instances that break it).
+    A predicate may return None when it cannot tell: the assumption then counts neither as held nor
+    as broken (``--config`` values are accepted, an instance is not reported outside the model).
     """
 
     def __init__(self, name: str, text: str, *, holds=None, violate=None, family=None, broken=None,
@@ -81,7 +83,7 @@ class Assumption:
 
     def holds(self, values: dict):
         """True / False on a claim's parameter values; None when it cannot tell."""
-        return None if self._holds is None else bool(self._holds(values))
+        return None if self._holds is None else _tri(self._holds(values))
 
     def violate(self, values: dict, rng) -> list[dict]:
         """Candidate overrides of ``values`` that break the assumption (best first)."""
@@ -92,7 +94,7 @@ class Assumption:
 
     def holds_for(self, mix):
         """True / False on a mixture instance (weights, means, covariances); None when it cannot tell."""
-        return None if self._holds_for is None else bool(self._holds_for(mix))
+        return None if self._holds_for is None else _tri(self._holds_for(mix))
 
     def bind(self, defaults: dict) -> "Assumption":
         """The assumption with its fields resolved against a claim's defaults (built-ins find a
@@ -105,6 +107,11 @@ class Assumption:
     def __repr__(self):
         f = f" on {', '.join(self.fields)}" if self.fields else ""
         return f"<Assumption {self.name}{f}: {self.text}>"
+
+
+def _tri(result):
+    """A predicate's result as True / False, or None (it cannot tell) when it returned None."""
+    return None if result is None else bool(result)
 
 
 # ---- built-ins -------------------------------------------------------------------------------------

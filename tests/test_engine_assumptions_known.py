@@ -1,0 +1,366 @@
+"""Known answers for the assumption machinery (checks/assumptions.py, checks/assumption_views.py).
+
+Each built-in's *break* (the change its assumption-dropped control makes) is the documented change
+(docs/writing-claims.md, the catalogue table) on small mixtures with distinct, non-symmetric values
+(three components, so that the first, the second and the last differ; means of unequal norms;
+non-diagonal covariances), written back in the style of the value it replaces, and it breaks the
+assumption; views read and write the slot they name; a predicate that cannot tell (None) means
+"cannot tell" end to end, as ``Assumption.holds`` / ``holds_for`` document.
+"""
+from fractions import Fraction
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from softmix.checks.assumption_runs import BASE_FAMILY, check_values
+from softmix.checks.assumption_views import MixtureView, assign, number, view_of
+from softmix.checks.assumptions import (
+    Assumption,
+    Centred,
+    Diagonal,
+    DistinctMeans,
+    EqualNorms,
+    EqualWeights,
+    Isotropic,
+    SharedCovariance,
+    SharedIsotropic,
+    Singular,
+)
+from softmix.checks.operator_family import Head
+from softmix.checks.operator_model import model_violations
+from softmix.numerics.mixture import GaussianMixture
+from softmix.theory.mixtures import SymbolicMixture
+
+R = sp.Rational
+
+
+def smix(weights, means, covs):
+    return SymbolicMixture([R(w) for w in weights], [sp.Matrix(m) for m in means], [sp.Matrix(G) for G in covs])
+
+
+SMIX = smix(["1/5", "3/10", "1/2"], [[3, 1], [-2, 2], [0, 5]], [[[2, 1], [1, 3]], [[1, 0], [0, 4]], [[5, 2], [2, 1]]])
+
+
+# ---- None is "cannot tell", end to end ---------------------------------------------------------------
+def test_a_predicate_that_cannot_tell_gives_none_not_broken():
+    unsure = Assumption("unsure", "cannot be read from an instance", holds=lambda v: None,
+                        holds_for=lambda mix: None)
+    assert unsure.holds_for(SMIX) is None
+    assert unsure.holds({"x": 1}) is None
+    # truthy / falsy results that are not bool are still read as True / False
+    assert Assumption("a", "t", holds_for=lambda m: np.bool_(True)).holds_for(SMIX) is True
+    assert Assumption("b", "t", holds_for=lambda m: 0).holds_for(SMIX) is False
+    assert Assumption("c", "t", holds=lambda v: []).holds({}) is False
+
+
+def test_model_violations_does_not_report_an_assumption_it_cannot_tell():
+    unsure = Assumption("unsure", "cannot tell", holds_for=lambda mix: None)
+    never = Assumption("never", "never holds", holds_for=lambda mix: False)
+    assert model_violations(SMIX, [unsure]) == []
+    assert model_violations(SMIX, [unsure, never]) == ["breaks the assumption never (never holds)"]
+
+
+def test_check_values_accepts_values_an_assumption_cannot_judge():
+    claim = SimpleNamespace(assumption_objects=(Assumption("unsure", "cannot tell", holds=lambda v: None),))
+    check_values(claim, {"x": 1}, "--config")  # no InputError: "cannot tell" is not "breaks"
+    broken = SimpleNamespace(assumption_objects=(Assumption("never", "never holds", holds=lambda v: False),))
+    with pytest.raises(Exception, match="break the claim's assumption never"):
+        check_values(broken, {"x": 1}, "--config")
+
+
+def test_an_instance_draw_requiring_an_assumption_it_cannot_tell_succeeds():
+    """``Head.draw(require=...)`` rejects only instances a required assumption *breaks*."""
+    h = Head(K=2, D=2, base=dict(BASE_FAMILY))
+    unsure = Assumption("unsure", "cannot tell", holds_for=lambda mix: None)
+    inst = h.draw(np.random.default_rng(1), 2, h.spec(), False, require=(unsure,))
+    assert len(inst.smix.weights) == 2
+    never = Assumption("never", "never holds", holds_for=lambda mix: False)
+    with pytest.raises(ValueError, match="satisfies never"):
+        h.draw(np.random.default_rng(1), 2, h.spec(), False, require=(never,))
+
+
+# ---- helpers ----------------------------------------------------------------------------------------
+def exact(x):
+    """Nested values as exact Fractions (strings, ints, floats read as the decimals they print)."""
+    return [exact(y) for y in x] if isinstance(x, (list, tuple)) else number(x)
+
+
+def one_scaled(old: list, new: list) -> tuple[int, Fraction]:
+    """``(k, c)``: exactly one item of ``new`` differs from ``old``, and it is ``c`` times ``old[k]``
+    (items are vectors or matrices, compared exactly)."""
+    old, new = exact(old), exact(new)
+    assert len(old) == len(new)
+    diff = [k for k, (a, b) in enumerate(zip(old, new)) if a != b]
+    assert len(diff) == 1, f"changed items {diff}, want exactly one"
+    k = diff[0]
+    flat = lambda v: [x for r in v for x in r] if isinstance(v[0], list) else v  # noqa: E731
+    a, b = flat(old[k]), flat(new[k])
+    i = next(i for i, x in enumerate(a) if x != 0)
+    c = b[i] / a[i]
+    assert b == [c * x for x in a], f"item {k} is not a multiple of itself: {a} -> {b}"
+    return k, c
+
+
+def styled_like(old, new) -> bool:
+    """``new`` in the documented style of ``old``: a string stays a string, a float a float, an int an
+    int when the new value is an integer (else a float)."""
+    if isinstance(old, (list, tuple)):
+        return len(old) == len(new) and all(styled_like(o, n) for o, n in zip(old, new))
+    if isinstance(old, str):
+        return isinstance(new, str)
+    if isinstance(old, float):
+        return isinstance(new, float)
+    if isinstance(old, int):
+        want = int if exact(new).denominator == 1 else float
+        return type(new) is want
+    return type(new) is type(old)
+
+
+# ---- means ------------------------------------------------------------------------------------------
+MEANS_EQ = [["0.6", "0.8"], ["-0.8", "0.6"], ["1", "0"]]  # norm 1 each, pairwise not collinear
+
+
+def test_equal_norms_breaks_scale_one_mean_in_its_own_slot():
+    """Documented: "scaling one mean by 3/2" (the first candidate); every candidate scales one mean
+    (never another mean's value written in its slot), keeps strings, and breaks equal norms."""
+    a, v = EqualNorms("means"), {"means": MEANS_EQ}
+    assert a.holds(v) is True
+    cands = a.violate(v, None)
+    assert len(cands) >= 1 and one_scaled(MEANS_EQ, cands[0]["means"])[1] == Fraction(3, 2)
+    for over in cands:
+        assert list(over) == ["means"] and styled_like(MEANS_EQ, over["means"])
+        _, c = one_scaled(MEANS_EQ, over["means"])
+        assert c not in (0, 1, -1)
+        assert a.holds({**v, **over}) is False
+
+
+def test_equal_norms_on_separate_vector_fields_changes_one_field():
+    v = {"m1": [18, 24], "m2": [0, -30], "m3": [-24, 18]}  # ints scaled by 3/2 or 2/3 stay ints
+    a = EqualNorms("m1", "m2", "m3")
+    assert a.holds(v) is True
+    for over in a.violate(v, None):
+        (name,) = over  # only the changed field is overridden
+        k, c = one_scaled([v[name]], [over[name]])
+        assert c not in (0, 1, -1) and styled_like(v[name], over[name])
+        assert a.holds({**v, **over}) is False
+
+
+def test_distinct_means_break_sets_the_second_mean_to_the_first():
+    """Documented: "setting m2 = m1" -- the third mean untouched."""
+    v = {"means": [[1, 2], [3, -1], [-2, 5]]}
+    a = DistinctMeans("means")
+    assert a.holds(v) is True
+    assert a.violate(v, None) == [{"means": [[1, 2], [1, 2], [-2, 5]]}]
+    assert a.holds({**v, **a.violate(v, None)[0]}) is False
+
+
+def centred_mix():
+    # 1/5 (5, 5) + 3/10 (0, -10) + 1/2 (-2, 4) = 0; unequal norms, no two means collinear
+    return {"weights": ["0.2", "0.3", "0.5"], "means": [[5, 5], [0, -10], [-2, 4]],
+            "covariances": [[[2, 1], [1, 3]], [[1, 0], [0, 4]], [[5, 2], [2, 1]]]}
+
+
+@pytest.mark.parametrize("fields", [("mix",), ("mix.weights", "mix.means")])
+def test_centred_break_scales_one_mean_and_nothing_else(fields):
+    """Documented: "scaling one mean" -- in its own slot; weights and covariances untouched."""
+    v = {"mix": centred_mix()}
+    a = Centred(*fields)
+    assert a.holds(v) is True
+    cands = a.violate(v, None)
+    assert cands
+    for over in cands:
+        new = over["mix"]
+        assert new["weights"] == v["mix"]["weights"] and new["covariances"] == v["mix"]["covariances"]
+        _, c = one_scaled(v["mix"]["means"], new["means"])
+        assert c not in (0, 1) and styled_like(v["mix"]["means"], new["means"])
+        assert a.holds({**v, **over}) is False
+
+
+def test_a_one_component_mixture_is_centred_exactly_when_its_mean_is_zero():
+    one = lambda m: {"mix": {"weights": [1], "means": [m], "covariances": [[[1, 0], [0, 2]]]}}  # noqa: E731
+    assert Centred("mix").holds(one([0, 0])) is True and Centred("mix").holds(one(["0.5", 0])) is False
+
+
+# ---- weights ----------------------------------------------------------------------------------------
+def test_equal_weights_break_moves_weight_between_two_components():
+    """Documented: "moving weight from one to another": the sum stays one, exactly two weights move,
+    by opposite amounts, all stay positive, and strings stay strings."""
+    w = ["1/3", "1/3", "1/3"]
+    a = EqualWeights("weights")
+    (over,) = a.violate({"weights": w}, None)
+    new = exact(over["weights"])
+    assert all(isinstance(x, str) for x in over["weights"])
+    assert sum(new) == 1 and all(x > 0 for x in new)
+    moved = [x - Fraction(1, 3) for x in new if x != Fraction(1, 3)]
+    assert len(moved) == 2 and moved[0] == -moved[1] != 0
+    assert a.holds({"weights": over["weights"]}) is False
+
+
+# ---- covariances ------------------------------------------------------------------------------------
+S = [["2", "1/2"], ["1/2", "1"]]  # shared, not diagonal
+
+
+@pytest.mark.parametrize("form", ["list", "fields"])
+def test_shared_covariance_break_scales_one_covariance(form):
+    """Documented: "scaling one" -- from a list of matrices or from one matrix per field."""
+    if form == "list":
+        v, a = {"covs": [S, S, S]}, SharedCovariance("covs")
+    else:
+        v, a = {"S1": S, "S2": S, "S3": S}, SharedCovariance("S1", "S2", "S3")
+    assert a.holds(v) is True
+    cands = a.violate(v, None)
+    assert cands
+    for over in cands:
+        old = v["covs"] if form == "list" else [v[k] for k in ("S1", "S2", "S3")]
+        new = over["covs"] if form == "list" else [over.get(k, v[k]) for k in ("S1", "S2", "S3")]
+        _, c = one_scaled(old, new)
+        assert c not in (0, 1) and styled_like(old, new)
+        assert a.holds({**v, **over}) is False
+
+
+def is_pd(G) -> bool:
+    M = sp.Matrix(exact(G))
+    return M == M.T and M.is_positive_definite
+
+
+def test_isotropic_break_changes_one_diagonal_entry_and_stays_diagonal():
+    """Documented: "changing one diagonal entry" (of one covariance): the result is still diagonal
+    and positive definite, no longer isotropic."""
+    covs = [[[2, 0], [0, 2]], [["0.5", 0], [0, "0.5"]], [[3, 0], [0, 3]]]
+    v, a = {"covs": covs}, Isotropic("covs")
+    assert a.holds(v) is True
+    cands = a.violate(v, None)
+    assert cands
+    for over in cands:
+        new = over["covs"]
+        diffs = [(k, i, j) for k in range(3) for i in range(2) for j in range(2)
+                 if exact(covs[k][i][j]) != exact(new[k][i][j])]
+        assert len(diffs) == 1 and diffs[0][1] == diffs[0][2]
+        assert styled_like(covs, new) and all(is_pd(G) for G in new)
+        assert a.holds({**v, **over}) is False and Diagonal("covs").holds({**v, **over}) is True
+
+
+def test_shared_isotropic_break_scales_one_and_keeps_each_isotropic():
+    G = [["3/2", 0], [0, "3/2"]]
+    v, a = {"covs": [G, G, G]}, SharedIsotropic("covs")
+    assert a.holds(v) is True
+    for over in a.violate(v, None):
+        _, c = one_scaled([G, G, G], over["covs"])
+        assert c > 0 and c != 1
+        assert a.holds({**v, **over}) is False and Isotropic("covs").holds({**v, **over}) is True
+
+
+def test_diagonal_break_adds_one_symmetric_off_diagonal_entry():
+    """Documented: "adding an off-diagonal entry": one covariance changes, only off its diagonal,
+    symmetrically, and stays positive definite (3 x 3, distinct diagonal entries)."""
+    covs = [[[2, 0, 0], [0, 3, 0], [0, 0, 1]], [[1, 0, 0], [0, "0.5", 0], [0, 0, 4]], [[5, 0, 0], [0, 1, 0], [0, 0, 2]]]
+    v, a = {"covs": covs}, Diagonal("covs")
+    assert a.holds(v) is True
+    cands = a.violate(v, None)
+    assert cands
+    for over in cands:
+        new = over["covs"]
+        changed = [k for k in range(3) if exact(new[k]) != exact(covs[k])]
+        assert len(changed) == 1
+        k = changed[0]
+        old, G = exact(covs[k]), exact(new[k])
+        assert all(G[i][i] == old[i][i] for i in range(3)) and G == [list(r) for r in zip(*G)]
+        assert is_pd(new[k]) and styled_like(covs, new)
+        assert a.holds({**v, **over}) is False
+
+
+def test_singular_break_adds_a_positive_multiple_of_the_identity():
+    """Documented: "adding a multiple of I": every covariance G becomes G + c I with c > 0, so none is
+    singular any more (a rank-1, non-diagonal covariance among three)."""
+    covs = [[[3, 1], [1, 2]], [[1, 2], [2, 4]], [[2, "1/2"], ["1/2", 1]]]
+    v, a = {"covs": covs}, Singular("covs")
+    assert a.holds(v) is True
+    (over,) = a.violate(v, None)
+    new = over["covs"]
+    for old, G in zip(exact(covs), exact(new)):
+        c = G[0][0] - old[0][0]
+        assert c > 0 and G == [[x + (c if i == j else 0) for j, x in enumerate(r)] for i, r in enumerate(old)]
+    assert styled_like(covs, new)
+    assert a.holds({**v, **over}) is False
+
+
+# ---- views: the slot read is the slot written ---------------------------------------------------------
+W3 = ["1/5", "3/10", "1/2"]
+M3 = [[3, 1], [-2, 2], [0, 5]]
+C3 = [[[2, 1], [1, 3]], [[1, 0], [0, 4]], [[5, 2], [2, 1]]]  # distinct, two not diagonal
+
+
+@pytest.mark.parametrize("form", ["GaussianMixture", "SymbolicMixture", "numpy", "nested lists"])
+def test_a_mixture_instance_is_read_component_by_component(form):
+    """``MixtureView.of_mixture`` reads each covariance entry (i, j) of each component whether the
+    covariances are tuples of tuples, SymPy or numpy matrices, or nested lists."""
+    if form == "GaussianMixture":
+        mix = GaussianMixture.from_values(W3, M3, C3)
+    elif form == "SymbolicMixture":
+        mix = smix(W3, M3, C3)
+    else:
+        covs = [np.array(G, dtype=float) for G in C3] if form == "numpy" else C3
+        mix = SimpleNamespace(weights=W3, means=M3, covariances=covs)
+    view = MixtureView.of_mixture(mix)
+    assert view.weights == exact(W3) and view.means == exact(M3) and view.covs == exact(C3)
+
+
+def test_holds_for_on_an_instance_agrees_with_holds_on_its_values():
+    mix = GaussianMixture.from_values(W3, M3, [[[2, 0], [0, 2]]] * 3)
+    values = {"mix": {"weights": W3, "means": M3, "covariances": [[[2, 0], [0, 2]]] * 3}}
+    for cls in (EqualNorms, Centred, EqualWeights, SharedCovariance, SharedIsotropic, Isotropic, Diagonal,
+                Singular, DistinctMeans):
+        assert cls().holds_for(mix) == cls("mix").holds(values), cls.NAME
+    assert SharedIsotropic().holds_for(mix) is True and EqualNorms().holds_for(mix) is False
+    assert Diagonal().holds_for(GaussianMixture.from_values(W3, M3, C3)) is False
+
+
+def test_view_of_reads_each_kind_from_its_shape_and_remembers_the_slot():
+    values = {"S": [[2, 1], [1, 3]], "covs": C3[1:], "w": W3, "m": [1, 2], "ms": M3[1:], "p": "0.4"}
+    v = view_of(values, ("S", "covs"), ("covariances",))  # one matrix, then a list of matrices
+    assert v.covs == exact(C3) and v.cov_slots == [("S", None), ("covs", 0), ("covs", 1)]
+    v = view_of(values, ("m", "ms"), ("means",))
+    assert v.means == exact([[1, 2]] + M3[1:]) and v.mean_slots == [("m", None), ("ms", 0), ("ms", 1)]
+    v = view_of(values, ("w", "ms"), ("weights", "means"))
+    assert v.weights == exact(W3) and v.means == exact(M3[1:])
+    v = view_of(values, ("p",), ("weights",))  # a proportion: weights p, 1 - p; only p has a slot
+    assert v.weights == [Fraction(2, 5), Fraction(3, 5)] and v.weight_slots == [("p", "proportion"), None]
+    with pytest.raises(TypeError, match="does not hold covariances"):
+        view_of({"x": [1, 2]}, ("x",), ("covariances",))
+
+
+@pytest.mark.parametrize("old,new,want", [
+    (3, Fraction(6), 6), (3, Fraction(9, 2), 4.5), (-2, Fraction(-1, 4), -0.25), (0.5, Fraction(3), 3.0),
+    ("0.6", Fraction(9, 10), "9/10"), (Fraction(1, 3), Fraction(1, 2), Fraction(1, 2))])
+def test_assign_writes_in_the_style_of_the_old_value(old, new, want):
+    """Module docstring: a decimal string stays a string, a float a float; an int stays an int when
+    the new value is an integer and becomes a float otherwise (never truncated)."""
+    values = {"outer": {"v": [old, old], "x": old}}
+    assign(values, ("outer.v", 1), new)
+    assign(values, ("outer.x", None), new)
+    for got in (values["outer"]["v"][1], values["outer"]["x"]):
+        assert got == want and type(got) is type(want)
+    assert values["outer"]["v"][0] == old  # the other slot untouched
+
+
+def test_number_reads_numpy_floats_as_the_decimals_they_print():
+    assert number(np.float64(0.6)) == Fraction(3, 5) and number(np.int64(-3)) == -3 and number(0.1) == Fraction(1, 10)
+
+
+# ---- drawn means keep their declared norm range --------------------------------------------------------
+def test_drawn_means_have_norms_in_the_default_range_of_the_signature():
+    """``configs.means(rng, K, D)`` draws norms in its default ``norm_range=(0.5, 2.5)`` (up to the
+    rounding to two decimals), and in a range passed explicitly."""
+    import math
+
+    from softmix.checks import configs as C
+
+    lo, hi = 0.5, 2.5
+    for s in range(60):
+        for rng_range, (a, b) in ((None, (lo, hi)), ((1.0, 1.5), (1.0, 1.5))):
+            kw = {} if rng_range is None else {"norm_range": rng_range}
+            for m in C.means(np.random.default_rng(s), 3, 2, **kw):
+                n = math.hypot(*map(float, m))
+                assert a - 0.01 <= n <= b + 0.01, (s, m)
