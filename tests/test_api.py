@@ -149,7 +149,7 @@ def test_decorator_errors_at_import_and_unknown_control_names():
         @softmix.claim(id="unit-untyped", title="t", source="s", controls={"c": "d"})
         def untyped(p, ctx):
             return []
-    ctx = Context("unit-api-squares", "quick", 0, variant="off-by-one")
+    ctx = Context("unit-api-squares", "quick", 0, variant="off-by-one", claim=REGISTRY["unit-api-squares"])
     assert ctx.control("off-by-one")
     with pytest.raises(KeyError, match="no negative control 'of-by-one'"):
         ctx.control("of-by-one")

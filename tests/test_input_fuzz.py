@@ -266,5 +266,5 @@ def test_mixture_pieces_through_config_never_reach_the_check_broken(pieces, by_s
             msg = str(e)
             assert "\n" not in msg and msg.startswith(path), msg
             return
-    out = claim.check(claim.params("quick", config.get(claim.id, {})), Context(claim.id, "quick", 1))
+    out = claim.check(claim.params("quick", config.get(claim.id, {})), Context(claim.id, "quick", 1, claim=claim))
     assert out.verdict == "verified"
