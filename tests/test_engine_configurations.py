@@ -89,6 +89,11 @@ def test_control_refuted_by_one_configuration_claim_refuted_by_any():
     c2, _ = _claim(lambda rng, p, i: {"x": 100 + i}, quick=3, refute=lambda p, ctl: ctl or p.x == 103)
     res2 = run_claim_object(c2, "quick", seed=1)
     assert res2["verdict"] == "refuted" and res2["evidence"]["refuted_on"] == ["drawn-3"]
+    # refuted on the given configuration too: that one is the claim's own evidence, refuted_on names only
+    # the drawn configurations that refute it besides
+    c4, _ = _claim(lambda rng, p, i: {"x": 100 + i}, quick=3, refute=lambda p, ctl: ctl or p.x in (1, 103))
+    res4 = run_claim_object(c4, "quick", seed=1)
+    assert res4["verdict"] == "refuted" and res4["evidence"]["refuted_on"] == ["drawn-3"]
     # a control refuted nowhere survives (combined by the lattice)
     c3, _ = _claim(lambda rng, p, i: {"x": 100 + i}, quick=2)
     res3 = run_claim_object(c3, "quick", seed=1)
