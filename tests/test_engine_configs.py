@@ -260,3 +260,16 @@ def test_mixture_draws_keep_each_declared_assumption(K, D):
         assert all(G == sh[0] for G in sh) and rank(sh[0]) == D
         sg = [rank(G) for G in draw("singular")["covariances"]]
         assert D - 1 in sg and all(r in (D - 1, D) for r in sg)  # a singular component, rank D - 1
+
+
+def test_a_user_assumption_with_coincident_means_draws_k_equal_means():
+    """A user assumption whose family asks for coincident means (family={"means": "coincident"}) gets K
+    copies of one drawn mean, the weights and covariances still generic."""
+    from softmix.checks.assumptions import Assumption
+
+    same = Assumption("same-mean", "all components share one mean", family={"means": "coincident"})
+    for s in range(5):
+        for K in (2, 3):
+            m = C.mixture(rng(s, K, 2, 9), K, 2, assume=(same,))
+            assert len(m["means"]) == K and all(mk == m["means"][0] for mk in m["means"])
+            assert len(set(m["weights"])) == K
