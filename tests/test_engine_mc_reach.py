@@ -1,0 +1,41 @@
+"""Known answers for the reach rules of the Monte Carlo commands (checks/mc_verdict.py, docs/finite-prompt.md
+sec. 10): the risk rule's L_reach = ceil(2 r3 / TERM_RATIO) from the query-averaged weight-moment ratio r3, the
+lambda* >= 1/6 branch and its decay exponent, and the grid of prompt lengths that would settle a case."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import softmix.checks.mc_verdict as MV
+from softmix.numerics.expansion_reach import TERM_RATIO
+
+
+def test_settle_grid_keeps_the_ratios_or_is_L0_4L0_16L0():
+    assert MV._grid(100, [50, 200]) == [100, 400, 1600]      # fewer than three lengths: L0, 4 L0, 16 L0
+    assert MV._grid(100, [50, 100, 400]) == [100, 200, 800]  # the shape of the given grid, from L0
+    assert MV._grid(7, [3, 5, 9]) == [7, math.ceil(7 * 5 / 3), 21]
+
+
+@pytest.mark.parametrize("ratio, Ls, inside", [(10.0, [80, 160, 320], True), (10.0, [79, 160, 320], False),
+                                               (3.3, [27, 54], True), (3.3, [26, 54], False)])
+def test_risk_reach_needs_2_r3_over_L_at_most_one_quarter(monkeypatch, ratio, Ls, inside):
+    import softmix.numerics.expansion_reach as ER
+
+    monkeypatch.setattr(ER, "averaged_tilt_ratio", lambda *a: {"ratio": ratio})
+    out = MV.risk_reach(None, None, None, None, 0.1, Ls)
+    assert out["L_reach"] == math.ceil(2 * ratio / TERM_RATIO)
+    assert out["first_correction"] == pytest.approx(2 * ratio / min(Ls))
+    assert out["inside"] is inside
+    if not inside:
+        assert out["settle_lengths"][0] == out["L_reach"] and "few effective tokens" in out["reason"]
+        assert out["settle_lengths"] == MV._grid(out["L_reach"], Ls)
+
+
+@pytest.mark.parametrize("lam", [1 / 6, 0.2, 0.3])
+def test_risk_reach_past_one_sixth_gives_the_decay_exponent_and_no_grid(lam):
+    out = MV.risk_reach(None, None, None, None, lam, [100, 200, 400])
+    assert out["inside"] is False and out["settle_lengths"] is None
+    assert f"L^{0.5 - 1 / (4 * lam):.3g}" in out["reason"]  # the remainder's decay exponent 1/2 - 1/(4 lambda*)
+    f = 1 / (1 / (4 * lam) - 1 / 2)  # L must grow 10^f-fold for a 10-fold smaller remainder
+    assert f"{10 ** f:.3g}-fold longer prompts" in out["reason"]
