@@ -39,3 +39,22 @@ def test_risk_reach_past_one_sixth_gives_the_decay_exponent_and_no_grid(lam):
     assert f"L^{0.5 - 1 / (4 * lam):.3g}" in out["reason"]  # the remainder's decay exponent 1/2 - 1/(4 lambda*)
     f = 1 / (1 / (4 * lam) - 1 / 2)  # L must grow 10^f-fold for a 10-fold smaller remainder
     assert f"{10 ** f:.3g}-fold longer prompts" in out["reason"]
+
+
+def test_outside_the_reach_the_fit_is_shown_with_its_two_sided_interval_and_no_test():
+    """Outside the reach: inconclusive with the reach's reason, no alpha spent, and the fitted limit a with the
+    interval a +- z s, s = hypot(se of the limit, se of the closed form)."""
+    from softmix.checks.fits import fit_inverse_L
+    from softmix.checks.rules import AlphaFamily, z_critical
+
+    Ls, vals, ses = [100, 200, 400], [1.30, 1.16, 1.07], [0.02, 0.02, 0.03]
+    fam = AlphaFamily(1e-3)
+    reach = {"inside": False, "reason": "few effective tokens", "settle_lengths": [800, 1600, 3200]}
+    out = MV.limit_decision(Ls, vals, ses, closed_form=1.0, closed_form_se=0.05, reach=reach, family=fam,
+                            n_samples=10**6, quantity="L * MSE")
+    fit = fit_inverse_L(Ls, vals, [s * out["se_inflation"] for s in ses])
+    a, s, zc = fit["limit"][0], math.hypot(fit["limit_se"][0], 0.05), z_critical(1, 1e-3)
+    assert out["verdict"] == "inconclusive" and out["reason"].endswith("few effective tokens")
+    assert out["settle"]["prompt_lengths"] == [800, 1600, 3200] and fam.spent == 0
+    assert out["fitted_limit"] == pytest.approx(a)
+    assert out["interval"] == pytest.approx([a - zc * s, a + zc * s])
