@@ -57,4 +57,4 @@ def test_outside_the_reach_the_fit_is_shown_with_its_two_sided_interval_and_no_t
     assert out["verdict"] == "inconclusive" and out["reason"].endswith("few effective tokens")
     assert out["settle"]["prompt_lengths"] == [800, 1600, 3200] and fam.spent == 0
     assert out["fitted_limit"] == pytest.approx(a)
-    assert out["interval"] == pytest.approx([a - zc * s, a + zc * s])
+    assert out["interval"] == pytest.approx([a - zc * s, a + zc * s]) and out["interval_level"] == 1 - 1e-3
