@@ -58,3 +58,25 @@ def test_outside_the_reach_the_fit_is_shown_with_its_two_sided_interval_and_no_t
     assert out["settle"]["prompt_lengths"] == [800, 1600, 3200] and fam.spent == 0
     assert out["fitted_limit"] == pytest.approx(a)
     assert out["interval"] == pytest.approx([a - zc * s, a + zc * s]) and out["interval_level"] == 1 - 1e-3
+
+
+def test_rate_band_known_answer_with_the_documented_allowance():
+    """Past the threshold the allowed log-log slopes are p + (beta -+ 1.5) w, p = -1/(2 lambda*), w the mean
+    slope of ln ln L over the grid (LOG_POWER_ALLOWANCE = 1.5, the value of the claim fp-risk-threshold)."""
+    lam, beta, Ls = 0.8, 0.5, [100, 1000]
+    lo, hi = math.log(100), math.log(1000)
+    w = (math.log(hi) - math.log(lo)) / (hi - lo)
+    p = -1 / (2 * lam)
+    assert MV.rate_band(lam, beta, Ls) == pytest.approx([p + (beta - 1.5) * w, p + (beta + 1.5) * w])
+    assert MV.rate_band(0.4, 0.0, Ls, allowance=0.0) == pytest.approx([-1.0, -1.0])  # below 1/2: the 1/L rate
+
+
+def test_rate_decision_reports_the_rate_exponent_and_decides_a_decay_inside_the_band():
+    from softmix.checks.rules import AlphaFamily
+
+    lam, Ls = 0.8, [100, 400, 1600, 6400]
+    vals = [3.0 * L ** (-1 / (2 * lam)) * math.log(L) ** 0.5 for L in Ls]
+    out = MV.rate_decision(Ls, vals, [v * 1e-3 for v in vals], lam=lam, log_power=0.5, family=AlphaFamily(1e-3),
+                           n_samples=10**6, quantity="L (R_L - R_inf)")
+    assert out["rate_exponent"] == pytest.approx(-1 / (2 * lam)) and out["band"] == MV.rate_band(lam, 0.5, Ls)
+    assert out["verdict"] == "confirmed", out
