@@ -317,6 +317,25 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
     return doc
 
 
+def run_test_stage(m, row: dict, tmp, tmap, root, test_timeout) -> None:
+    """The tests stage of a mutant that survived (or looked equivalent on) the verify stage: the tests that
+    execute its line (``tmap``) or the files that import its module; a failure kills it (and tells an
+    "equivalent" one apart), otherwise the first reason is noted.  Updates ``row`` in place."""
+    if tmap is not None:
+        sel = tests_for(m, tmap, root)
+        row["tests_selected"] = len(sel)
+        st, why = _run_tests(tmp, sel, test_timeout, "no test executes the line")
+    else:
+        st, why = _run_tests(tmp, module_test_files(m.path, root), test_timeout)
+    row["tests"] = st
+    if st == "killed":
+        if row["status"] == "equivalent":
+            row["equivalence"] = "a test told it apart (the equivalence test was not enough)"
+        row.update(status="killed", stage="tests", killed_by=why)
+    elif why:
+        row["tests_note"] = why[0]
+
+
 def tests_for(m, tmap: dict, root: Path | None = None) -> list[str]:
     """Node ids of the tests that execute mutant ``m``'s statement (for a ``def`` line: its body;
     at module level: any line of the module), clean failures left out: first those in a test file named
@@ -451,19 +470,7 @@ def run_mutant(m, cmap: dict, seed: int = DEFAULT_SEED, tests: bool = True, test
                                       f"{res['diff']['compared']} call(s) of {m.function} unchanged at 40 digits")
             row["status"] = "equivalent" if eq else "survived"
             if tests:
-                if tmap is not None:
-                    sel = tests_for(m, tmap, root)
-                    row["tests_selected"] = len(sel)
-                    st, why = _run_tests(tmp, sel, test_timeout, "no test executes the line")
-                else:
-                    st, why = _run_tests(tmp, module_test_files(m.path, root), test_timeout)
-                row["tests"] = st
-                if st == "killed":
-                    row.update(status="killed", stage="tests", killed_by=why)
-                    if eq:
-                        row["equivalence"] = "a test told it apart (the equivalence test was not enough)"
-                elif why:
-                    row["tests_note"] = why[0]
+                run_test_stage(m, row, tmp, tmap, root, test_timeout)
     row["seconds"] = round(time.perf_counter() - t0, 1)
     return row
 

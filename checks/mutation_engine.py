@@ -345,7 +345,7 @@ def run_engine_mutant(m, rec: dict, seed: int, tests: bool = True, test_timeout:
     """Run one engine mutant through the engine stage (and, if it survives, the tests that execute
     its line): its JSON row, with the keys of :func:`softmix.checks.mutation.run_mutant`."""
     from .mutants import apply_mutant
-    from .mutation import ROOT, _copy_tree, _run_tests, module_test_files, tests_for
+    from .mutation import ROOT, _copy_tree, run_test_stage
 
     root = Path(root or ROOT)
     t0 = time.perf_counter()
@@ -364,18 +364,6 @@ def run_engine_mutant(m, rec: dict, seed: int, tests: bool = True, test_timeout:
         if row["status"] is None:
             row["status"] = "survived"
         if row["status"] in ("survived", "equivalent") and tests:
-            if tmap is not None:
-                sel = tests_for(m, tmap, root)
-                row["tests_selected"] = len(sel)
-                st, why = _run_tests(tmp, sel, test_timeout, "no test executes the line")
-            else:
-                st, why = _run_tests(tmp, module_test_files(m.path, root), test_timeout)
-            row["tests"] = st
-            if st == "killed":
-                if row["status"] == "equivalent":
-                    row["equivalence"] = "a test told it apart (the equivalence test was not enough)"
-                row.update(status="killed", stage="tests", killed_by=why)
-            elif why:
-                row["tests_note"] = why[0]
+            run_test_stage(m, row, tmp, tmap, root, test_timeout)
     row["seconds"] = round(time.perf_counter() - t0, 1)
     return row
