@@ -109,24 +109,26 @@ def view_of(values: dict, fields, kinds) -> MixtureView:
     """The :class:`MixtureView` of ``fields`` of ``values`` for the parts ``kinds`` (``weights``,
     ``means``, ``covariances``).  A mixture field feeds every part; otherwise a field feeds the
     only part, or (several parts) the part its shape says: numbers -> weights, vectors -> means,
-    matrices -> covariances."""
+    lists of vectors -> means (matrices -> covariances when means are not asked for), lists of
+    matrices -> covariances.  A vector is read as the list of weights only when no field is a number
+    and another field is a list of vectors (``("weights", "means")``); one number is a proportion
+    (weights p, 1 - p), several numbers are one weight each.  NumPy arrays read as nested lists."""
     view = MixtureView()
-    for f in fields:
-        v = field_value(values, f)
+    read = [(f, _plain(field_value(values, f))) for f in fields]
+    plain = [(f, v, _depth(v)) for f, v in read if not _is_mixture(v)]
+    numbers = sum(d == 0 for _, _, d in plain)
+    vector_lists = any(d == 2 for _, _, d in plain)
+    for f, v in read:
         if _is_mixture(v):
             for kind in kinds:
                 for i, x in enumerate(v[kind]):
                     view.add(kind, (f"{f}.{kind}", i), x)
             continue
         d = _depth(v)
-        if len(kinds) == 1:
-            kind = kinds[0]
-        else:
-            kind = {0: "weights", 1: "weights", 2: "means", 3: "covariances"}.get(d, kinds[0])
-            kind = kind if kind in kinds else kinds[0]
+        kind = _kind_of(d, kinds, weights_vector=numbers == 0 and vector_lists)
         single = {"weights": 0, "means": 1, "covariances": 2}[kind]
         if kind == "weights" and d == 0:
-            view.add(kind, (f, "proportion"), v)
+            view.add(kind, (f, "proportion") if numbers == 1 else (f, None), v)
         elif d == single:
             view.add(kind, (f, None), v)
         elif d == single + 1:
@@ -137,8 +139,30 @@ def view_of(values: dict, fields, kinds) -> MixtureView:
     return view
 
 
+def _kind_of(depth: int, kinds, weights_vector: bool) -> str:
+    """The part of the view a (non-mixture) field of nesting ``depth`` feeds (see :func:`view_of`)."""
+    if len(kinds) == 1:
+        return kinds[0]
+    if depth == 1:
+        kind = "weights" if weights_vector else "means"
+    elif depth == 2:
+        kind = "means" if "means" in kinds else "covariances"
+    else:
+        kind = {0: "weights", 3: "covariances"}.get(depth, kinds[0])
+    return kind if kind in kinds else kinds[0]
+
+
+def _plain(v):
+    """A NumPy array (or scalar) as the nested lists (numbers) it holds; anything else unchanged."""
+    return v.tolist() if hasattr(v, "tolist") and hasattr(v, "ndim") else v
+
+
 def _like(old, new):
-    """``new`` written in the style of ``old``."""
+    """``new`` written in the style of ``old`` (a NumPy array stays an array, of floats if needed)."""
+    if hasattr(old, "ndim") and hasattr(old, "tolist"):
+        import numpy as np
+
+        return np.asarray(_like(old.tolist(), new))
     if isinstance(old, (list, tuple)):
         return [_like(o, n) for o, n in zip(old, new)]
     if isinstance(old, str):
@@ -161,6 +185,12 @@ def assign(values: dict, slot, value) -> None:
     if idx is None or idx == "proportion":
         parent[key] = _like(parent[key], value)
     else:
-        lst = list(parent[key])
+        was = parent[key]
+        lst = list(_plain(was))
         lst[idx] = _like(lst[idx], value)
-        parent[key] = lst
+        if hasattr(was, "ndim"):
+            import numpy as np
+
+            parent[key] = np.asarray(lst)
+        else:
+            parent[key] = lst

@@ -266,7 +266,17 @@ class Centred(_Builtin):
         return all(sum(w * m[i] for w, m in zip(view.weights, view.means)) == 0 for i in range(D))
 
     def _breaks(self, view):
-        return [[(view.mean_slots[0], _scaled(view.means[0], Fraction(3, 2)))]] if view.means else []
+        """Scale the first nonzero mean of a nonzero weight by 3/2 (the sum moves by half its term);
+        when every such mean is zero, move the first of them by the first unit vector."""
+        weights = view.weights or [1] * len(view.means)
+        live = [k for k, w in enumerate(weights[:len(view.means)]) if w != 0]
+        for k in live:
+            if any(view.means[k]):
+                return [[(view.mean_slots[k], _scaled(view.means[k], Fraction(3, 2)))]]
+        if live:
+            k = live[0]
+            return [[(view.mean_slots[k], [x + (1 if i == 0 else 0) for i, x in enumerate(view.means[k])])]]
+        return []
 
 
 class SharedCovariance(_Builtin):
@@ -324,10 +334,21 @@ class Diagonal(_Builtin):
         return all(x == 0 for G in view.covs for i, r in enumerate(G) for j, x in enumerate(r) if i != j)
 
     def _breaks(self, view):
+        """Add the off-diagonal entry min(G_ii, G_jj)/4 at the first pair (i, j) of positive diagonal
+        entries (the diagonal and positive definiteness kept); a covariance with fewer than two
+        positive variances gets t (e_0 + e_1)(e_0 + e_1)^T, t > 0, instead (still semidefinite)."""
         for slot, G in zip(view.cov_slots, view.covs):
-            if len(G) >= 2:
-                c = min(G[0][0], G[1][1]) / 4
-                return [[(slot, [[c if {i, j} == {0, 1} else x for j, x in enumerate(r)] for i, r in enumerate(G)])]]
+            n = len(G)
+            pos = [i for i in range(n) if G[i][i] > 0]
+            if len(pos) >= 2:
+                i0, j0 = pos[0], pos[1]
+                c = min(G[i0][i0], G[j0][j0]) / 4
+                return [[(slot, [[c if {i, j} == {i0, j0} else x for j, x in enumerate(r)]
+                                 for i, r in enumerate(G)])]]
+            if n >= 2:
+                t = max(sum(G[i][i] for i in range(n)) / n, Fraction(1)) / 4
+                return [[(slot, [[x + (t if i < 2 and j < 2 else 0) for j, x in enumerate(r)]
+                                 for i, r in enumerate(G)])]]
         return []
 
 

@@ -364,3 +364,68 @@ def test_drawn_means_have_norms_in_the_default_range_of_the_signature():
             for m in C.means(np.random.default_rng(s), 3, 2, **kw):
                 n = math.hypot(*map(float, m))
                 assert a - 0.01 <= n <= b + 0.01, (s, m)
+
+
+# ---- fields given in pieces, degenerate values, NumPy arrays ---------------------------------------
+def test_centred_reads_a_proportion_and_two_mean_fields_as_weights_and_means():
+    """A proportion and two vectors: weights (p, 1 - p) and two means (vectors are means, as the
+    docstring of view_of says), not one weight list per vector."""
+    v = {"pi_plus": "0.25", "m1": [3, -6], "m_1": [-1, 2]}  # 1/4 (3, -6) + 3/4 (-1, 2) = 0
+    a = Centred("pi_plus", "m1", "m_1")
+    view = view_of(v, a.fields, a.KINDS)
+    assert view.weights == [Fraction(1, 4), Fraction(3, 4)] and view.means == [[3, -6], [-1, 2]]
+    assert a.holds(v) is True and a.holds({**v, "m_1": [-1, 3]}) is False
+    cands = a.violate(v, None)
+    assert cands and all(a.holds({**v, **over}) is False for over in cands)
+
+
+def test_several_number_fields_are_one_weight_each_not_proportions():
+    v = {"w1": "0.5", "w2": "0.5", "m1": [1, 2], "m2": [-1, -2]}
+    view = view_of(v, ("w1", "w2", "m1", "m2"), ("weights", "means"))
+    assert view.weights == [Fraction(1, 2), Fraction(1, 2)] and view.means == [[1, 2], [-1, -2]]
+    assert Centred("w1", "w2", "m1", "m2").holds(v) is True
+
+
+@pytest.mark.parametrize("means", [[[0, 0], [0, 0]], [[0, 0, 0], [0, 0, 0], [0, 0, 0]]])
+def test_centred_break_moves_a_zero_mean(means):
+    """Every mean zero: scaling cannot break centring; the break moves one mean instead."""
+    k, D = len(means), len(means[0])
+    eye = [[1 if i == j else 0 for j in range(D)] for i in range(D)]
+    v = {"mix": {"weights": [f"1/{k}"] * k, "means": means, "covariances": [eye] * k}}
+    a = Centred("mix")
+    assert a.holds(v) is True
+    cands = a.violate(v, None)
+    assert cands and all(a.holds({**v, **over}) is False for over in cands)
+
+
+def test_centred_break_skips_a_zero_mean_and_a_zero_weight():
+    v = {"w": ["0", "0.5", "0.5"], "ms": [[7, 1], [0, 0], [0, 0]]}
+    a = Centred("w", "ms")
+    cands = a.violate(v, None)
+    assert a.holds(v) is True and cands
+    for over in cands:
+        assert over["ms"][0] == [7, 1] and a.holds({**v, **over}) is False
+
+
+@pytest.mark.parametrize("G", [[[0, 0], [0, 2]], [[0, 0], [0, 0]], [[0, 0, 0], [0, 3, 0], [0, 0, 0]],
+                               [[0, 0, 0], [0, 2, 0], [0, 0, 5]]])
+def test_diagonal_break_breaks_a_singular_diagonal_covariance_and_stays_semidefinite(G):
+    v, a = {"covs": [G, [[1 if i == j else 0 for j in range(len(G))] for i in range(len(G))]]}, Diagonal("covs")
+    assert a.holds(v) is True
+    cands = a.violate(v, None)
+    assert cands
+    for over in cands:
+        new = exact(over["covs"][0])
+        assert a.holds({**v, **over}) is False and new == [list(r) for r in zip(*new)]
+        assert min(np.linalg.eigvalsh(np.array(new, dtype=float))) >= -1e-12
+
+
+def test_numpy_array_fields_are_read_and_written_back_as_arrays():
+    v = {"means": np.array([[1.0, 2.0], [1.0, 2.0]]), "covs": np.array([[[2.0, 0.0], [0.0, 1.0]]] * 2)}
+    assert EqualNorms("means").holds(v) is True and Diagonal("covs").holds(v) is True
+    for a in (EqualNorms("means"), Diagonal("covs"), SharedCovariance("covs")):
+        cands = a.violate(v, None)
+        assert cands
+        for over in cands:
+            assert all(isinstance(x, np.ndarray) for x in over.values())
+            assert a.holds({**v, **over}) is False
