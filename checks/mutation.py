@@ -52,7 +52,7 @@ from .mutation_faults import FAULTS, Fault, apply_fault
 from .mutation_verdicts import kill_reasons
 
 __all__ = ["run_fault", "mutation_score", "coverage_map", "claims_for",
-           "test_map", "tests_for", "module_test_files", "run_mutant", "engine_sources_hash"]
+           "test_map", "tests_for", "module_test_files", "suite_files", "run_mutant", "engine_sources_hash"]
 
 #: the source checkout this module lives in (``checks/`` is one level below it)
 ROOT = Path(__file__).resolve().parent.parent
@@ -280,8 +280,7 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
     path = root / CACHE / f"test-map-v2-{'engine-' if engine else ''}{key[:16]}.json"
     if files is None and path.exists() and not refresh:
         return json.loads(path.read_text())
-    names = sorted(p.relative_to(root).as_posix() for p in (root / "tests").glob("test_*.py")
-                   if not p.name.startswith(_TESTMAP_SKIP)) if files is None else list(files)
+    names = suite_files(root, _TESTMAP_SKIP) if files is None else list(files)
     groups = [names[i::max(1, jobs)] for i in range(max(1, jobs))]
     groups = [g for g in groups if g]
 
@@ -388,8 +387,14 @@ def module_test_files(path: str, root: Path | None = None) -> list[str]:
     pkg, mod = path[:-3].split("/")
     pats = [re.compile(rf"softmix\.{pkg}\.{mod}\b"),
             re.compile(rf"from softmix\.{pkg} import [^\n]*\b{mod}\b")]
-    return sorted(p.relative_to(root).as_posix() for p in (root / "tests").glob("test_*.py")
-                  if any(r.search(p.read_text()) for r in pats))
+    return [f for f in suite_files(root) if any(r.search((root / f).read_text()) for r in pats)]
+
+
+def suite_files(root: Path, skip: tuple = ()) -> list[str]:
+    """The test files of the tree (``tests/**/test_*.py``, root-relative, sorted), those whose name
+    starts with a prefix in ``skip`` left out."""
+    return sorted(p.relative_to(root).as_posix() for p in (root / "tests").rglob("test_*.py")
+                  if "__pycache__" not in p.parts and not p.name.startswith(skip))
 
 
 def _run_tests(tmp: Path, files: list[str], timeout: float, none_why: str = "no test file imports the module"

@@ -45,7 +45,7 @@ from softmix.checks.mutants import (  # noqa: E402
     sample_mutants,
     sources_hash,
 )
-from softmix.checks.mutation import claims_for, coverage_map, module_test_files, run_mutant  # noqa: E402
+from softmix.checks.mutation import claims_for, coverage_map, module_test_files, run_mutant, suite_files  # noqa: E402
 from softmix.checks.mutation_score import generated_mutation_score, summarize  # noqa: E402
 
 TINY = '''"""Docstring: 1 + 2 is never mutated."""
@@ -146,7 +146,18 @@ def test_file_level_test_map():
     assert "tests/test_lda.py" in module_test_files("theory/lda.py", ROOT) or "tests/test_lda.py" in module_test_files(
         "numerics/lda.py", ROOT)
     assert module_test_files("numerics/precision.py", ROOT) == [] or all(
-        f.startswith("tests/test_") for f in module_test_files("numerics/precision.py", ROOT))
+        f.startswith("tests/") for f in module_test_files("numerics/precision.py", ROOT))
+    # the files of every subdirectory of tests/: a test map that read tests/test_*.py only missed every
+    # test of tests/numerics/ and tests/paper/
+    assert "tests/numerics/test_reduced_flow.py" in module_test_files("numerics/reduced_flow.py", ROOT)
+
+
+def test_the_test_map_lists_every_test_file_but_the_registry_shards():
+    names = suite_files(ROOT, ("test_registry_claims_",))
+    assert {"tests/test_mutation.py", "tests/numerics/test_reduced_flow.py", "tests/theory/test_variants.py",
+            "tests/paper/test_steps_b5.py"} <= set(names)
+    assert not any("test_registry_claims_" in n or n.startswith("tests/plugins/") for n in names)
+    assert names == sorted(names) and len(names) == len(list((ROOT / "tests").rglob("test_*.py"))) - 2
 
 
 FAST = "cert-prop-4.3-contraction"  # runs ball-arithmetic bisection (numerics/balls.py) in < 1 s
