@@ -116,7 +116,7 @@ _EXPORTS = {
     "combine_control": ("softmix.checks.verdicts", "combine_control"),
 }
 
-# What a type checker sees: the same names as _EXPORTS, imported for real (tests/test_facade.py keeps
+# What a type checker sees: the same names as _EXPORTS, imported for real (tests/engine/test_facade.py keeps
 # the two equal, so an export cannot be added without its type).  At run time nothing is imported here.
 if TYPE_CHECKING:
     from softmix.checks import configs as configs
@@ -202,7 +202,7 @@ if TYPE_CHECKING:
     from softmix.theory.derivation import Derivation as Derivation
     from softmix.theory.mixtures import SymbolicMixture as SymbolicMixture, symbolic_mixture as symbolic_mixture
 
-# static, so that type checkers read it; equal to ["__version__", *_EXPORTS] (tests/test_facade.py)
+# static, so that type checkers read it; equal to ["__version__", *_EXPORTS] (tests/engine/test_facade.py)
 __all__ = [
     "__version__", "GaussianMixture", "SymbolicMixture", "symbolic_mixture", "InputError", "parse_number",
     "INPUT_LIMITS", "softmax_attention", "softmax_attention_mp", "linear_attention", "linear_attention_mp", "gates",

@@ -6,7 +6,7 @@
 * ``full``: the built-in default with 300 examples, no deadline;
 * ``fuzz``: randomised examples (not derandomised; seeded by ``--hypothesis-seed``), 60 per test,
   no deadline, no example database -- the CI step that fuzzes the input validation
-  (tests/test_input_fuzz.py) under several seeds.
+  (tests/engine/test_input_fuzz.py) under several seeds.
 
 ``SOFTMIX_HYPOTHESIS_PROFILE`` picks one explicitly.
 """
@@ -32,6 +32,6 @@ _profile = os.environ.get("SOFTMIX_HYPOTHESIS_PROFILE") or ("ci" if os.environ.g
 settings.load_profile(PROFILES.get(_profile, _profile))
 
 # The engine controls (checks/engine_controls.py, a few seconds per `softmix verify` process) are
-# exercised by tests/test_engine_controls.py, which clears this variable; the many small verify
+# exercised by tests/engine/test_engine_controls.py, which clears this variable; the many small verify
 # processes of the other tests skip them (with the warning on stderr).
 os.environ.setdefault("SOFTMIX_NO_ENGINE_CONTROLS", "1")

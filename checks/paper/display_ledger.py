@@ -7,7 +7,7 @@ claim that decides a display; derivations are found through ``Claim.derivations(
 checks below are the evidence entries (or, for Lemma B.3, the derivations built inside the check
 for each case) of claims written before claims could declare their checks: each name is a key the
 claim writes into its evidence, so a reader finds the decision in ``softmix verify --json``
-(tests/test_displays.py checks that each name occurs in the claim's module).
+(tests/paper/test_displays.py checks that each name occurs in the claim's module).
 """
 from __future__ import annotations
 

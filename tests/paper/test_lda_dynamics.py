@@ -8,7 +8,7 @@ from softmix.checks.paper.lda_dynamics import fit_rows
 from softmix.checks.runner import run_claim
 from softmix.numerics import lda as N, lda_dynamics as D
 
-#: claims whose verdict and controls this file asserts (tests/claim_shards.py skips them: no double runs)
+#: claims whose verdict and controls this file asserts (tests/paper/claim_shards.py skips them: no double runs)
 CLAIMS = ["lemma-b.34", "lemma-b.37", "prop-b.35", "thm-3.6", "fig-1", "fig-4", "fig-5"]
 
 

@@ -2,7 +2,7 @@
 
 from softmix.checks.runner import run_claim
 
-#: claims whose verdict and controls this file asserts (tests/claim_shards.py skips them: no double runs)
+#: claims whose verdict and controls this file asserts (tests/paper/claim_shards.py skips them: no double runs)
 CLAIMS = ["lda-finite-prompt"]
 
 

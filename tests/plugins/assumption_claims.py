@@ -1,4 +1,4 @@
-"""Decorated claims with Assumption objects, for tests/test_operator_language.py: an assumption
+"""Decorated claims with Assumption objects, for tests/engine/test_operator_language.py: an assumption
 that is needed (its dropped control is refuted), one that is not (a scope finding), a proportion
 and a threshold, and drawn configurations that must satisfy the declared assumptions."""
 from dataclasses import dataclass, field

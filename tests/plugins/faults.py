@@ -1,4 +1,4 @@
-"""Cheap claims for tests/test_faults.py, some of which kill the process that runs them.
+"""Cheap claims for tests/engine/test_faults.py, some of which kill the process that runs them.
 
 ``SOFTMIX_FAULTS_DIR`` (set by the test) is a folder shared with the worker processes:
 * every run of a claim appends ``"<id> <pid>"`` to ``runs.log`` (so the test can count runs);

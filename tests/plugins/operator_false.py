@@ -1,4 +1,4 @@
-"""Subtly false operator statements (and one true one in dimension 1) for tests/test_api.py."""
+"""Subtly false operator statements (and one true one in dimension 1) for tests/engine/test_api.py."""
 import sympy as sp
 
 import softmix

@@ -1,5 +1,5 @@
 """Operator statements written with the statement language (covariance=, symbols=, U=, V=, assume=),
-true and false, for tests/test_operator_language.py.  The Prop. 4 statements themselves live in
+true and false, for tests/engine/test_operator_language.py.  The Prop. 4 statements themselves live in
 examples/smart_2025_prop4.py; here is the variant with the gate at sigma0^2 (false) and statements
 of our own."""
 

@@ -1,4 +1,4 @@
-"""Claims whose pytest items must fail or skip for other reasons (tests/test_pytest_plugin.py): a
+"""Claims whose pytest items must fail or skip for other reasons (tests/engine/test_pytest_plugin.py): a
 true statement whose negative control survives (the check cannot fail), and an undecidable one."""
 from dataclasses import dataclass
 

@@ -1,4 +1,4 @@
-"""A user's claim file for the pytest plugin and softmix.testing (tests/test_pytest_plugin.py):
+"""A user's claim file for the pytest plugin and softmix.testing (tests/engine/test_pytest_plugin.py):
 two true claims and two false ones, an operator statement and a @softmix.claim of each kind."""
 from dataclasses import dataclass
 from fractions import Fraction

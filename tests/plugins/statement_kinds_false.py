@@ -1,4 +1,4 @@
-"""False statements of each kind, for tests/test_statement_kinds.py: each must be refuted (a rate the data
+"""False statements of each kind, for tests/engine/test_statement_kinds.py: each must be refuted (a rate the data
 cannot settle is inconclusive), and the automatic controls of each must still be refuted."""
 import mpmath as mp
 import sympy as sp

@@ -13,7 +13,7 @@ import softmix
 from softmix.checks.runner import run_claim_object
 from softmix.numerics import memo
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_memo_is_bounded_least_recently_used_out():

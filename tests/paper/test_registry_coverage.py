@@ -1,5 +1,5 @@
-"""Every registered claim is run with its controls by some test (tests/claim_shards.py)."""
-from claim_shards import N_SHARDS, covered_elsewhere, registered, shard_ids
+"""Every registered claim is run with its controls by some test (tests/paper/claim_shards.py)."""
+from .claim_shards import N_SHARDS, covered_elsewhere, registered, shard_ids
 
 
 def test_every_registered_claim_is_run_by_exactly_one_test():

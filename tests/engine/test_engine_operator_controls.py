@@ -2,7 +2,7 @@
 shape (issue 23 scope 2): dropped-term and flipped-sign always; gate-argument exactly when the
 statement has exponentials; transposed-U exactly in dimension >= 2.  On a true statement every one
 of them is refuted (dimension 3 with general covariances: the engine control engine/operator-d3,
-tests/test_engine_controls.py)."""
+tests/engine/test_engine_controls.py)."""
 import pytest
 import sympy as sp
 

@@ -32,7 +32,7 @@ from softmix.checks.mutation_engine import (
 from softmix.checks.mutation_score import generated_mutation_score, summarize
 
 #: the checkout these tests live in (CI installs softmix non-editable: not the package's location)
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEED = 20261130
 #: a one-claim stage (a ball-arithmetic certificate, < 1 s, verified, three refuted controls);
 #: the engine controls off to keep the test fast (the default stage always has them)

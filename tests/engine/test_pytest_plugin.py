@@ -15,7 +15,7 @@ import pytest
 import softmix
 from softmix.testing import InconclusiveClaimWarning, assert_agrees, assert_claim, assert_float64_agrees, claim_report
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PLUGINS = ROOT / "tests" / "plugins"
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from softmix.checks import displays as D
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "display_ledger"
 PAPER_LEDGER = ROOT / "checks" / "paper" / "data" / "displays.toml"
 

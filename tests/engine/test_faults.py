@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = str(ROOT / "tests" / "plugins" / "faults.py")
 OK = ["fault-ok-1", "fault-ok-2", "fault-ok-3", "fault-ok-4"]
 

@@ -1,6 +1,6 @@
 """Certificates stay rigorous in the claims themselves (issue 11): a broken radius or a broken ball function in
 numerics/balls.py makes the certificate claim refute, because each claim now checks its balls against an
-independent high-precision value (the pattern of tests/test_certificate_radius.py, moved into the claims)."""
+independent high-precision value (the pattern of tests/numerics/test_certificate_radius.py, moved into the claims)."""
 from __future__ import annotations
 
 import mpmath as mpm

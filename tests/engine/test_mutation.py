@@ -8,7 +8,7 @@ from softmix.checks.mutation_faults import FAULTS, NULL_FAULT
 
 #: the checkout these tests live in; mutation testing patches *its* files. Not the imported
 #: package's location: CI installs softmix non-editable, so that is site-packages (no tests/).
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_at_least_30_faults_with_unique_ids():
@@ -142,20 +142,20 @@ def test_claims_for_maps_lines_cheapest_first_and_reports_uncovered():
 
 
 def test_file_level_test_map():
-    assert "tests/test_certificates.py" in module_test_files("numerics/balls.py", ROOT)
-    assert "tests/test_lda.py" in module_test_files("theory/lda.py", ROOT) or "tests/test_lda.py" in module_test_files(
-        "numerics/lda.py", ROOT)
+    assert "tests/paper/test_certificates.py" in module_test_files("numerics/balls.py", ROOT)
+    lda = "tests/paper/test_lda.py"
+    assert lda in module_test_files("theory/lda.py", ROOT) or lda in module_test_files("numerics/lda.py", ROOT)
     assert module_test_files("numerics/precision.py", ROOT) == [] or all(
         f.startswith("tests/") for f in module_test_files("numerics/precision.py", ROOT))
-    # the files of every subdirectory of tests/: a test map that read tests/test_*.py only missed every
-    # test of tests/numerics/ and tests/paper/
+    # the files of every subdirectory of tests/ (the layout mirrors the package): a test map that read
+    # tests/test_*.py only missed every test of tests/numerics/ and tests/paper/
     assert "tests/numerics/test_reduced_flow.py" in module_test_files("numerics/reduced_flow.py", ROOT)
 
 
 def test_the_test_map_lists_every_test_file_but_the_registry_shards():
     names = suite_files(ROOT, ("test_registry_claims_",))
-    assert {"tests/test_mutation.py", "tests/numerics/test_reduced_flow.py", "tests/theory/test_variants.py",
-            "tests/paper/test_steps_b5.py"} <= set(names)
+    assert {"tests/engine/test_mutation.py", "tests/numerics/test_reduced_flow.py", "tests/theory/test_variants.py",
+            "tests/paper/test_steps_b5.py", "tests/project/test_docs.py"} <= set(names)
     assert not any("test_registry_claims_" in n or n.startswith("tests/plugins/") for n in names)
     assert names == sorted(names) and len(names) == len(list((ROOT / "tests").rglob("test_*.py"))) - 2
 
@@ -309,9 +309,9 @@ def test_tests_for_runs_the_tests_named_after_the_module_first():
     import softmix.checks.mutation as M
 
     m = Mutant("checks/configs.py", 5, 0, 5, 1, "int", "1", "(2)", 5, "", 20)
-    tmap = {"lines": {"checks/configs.py": {"5": ["tests/test_a.py::t", "tests/test_engine_configs.py::slow",
+    tmap = {"lines": {"checks/configs.py": {"5": ["tests/test_a.py::t", "tests/engine/test_engine_configs.py::slow",
                                                    "tests/test_b.py::fast"]}},
-            "seconds": {"tests/test_a.py::t": 2.0, "tests/test_engine_configs.py::slow": 9.0,
+            "seconds": {"tests/test_a.py::t": 2.0, "tests/engine/test_engine_configs.py::slow": 9.0,
                         "tests/test_b.py::fast": 0.1}}
-    assert M.tests_for(m, tmap) == ["tests/test_engine_configs.py::slow", "tests/test_b.py::fast",
+    assert M.tests_for(m, tmap) == ["tests/engine/test_engine_configs.py::slow", "tests/test_b.py::fast",
                                     "tests/test_a.py::t"]

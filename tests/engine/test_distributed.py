@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _dask_cli():

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is a repo folder, not installed
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # benchmarks/ is a repo folder, not installed
 from benchmarks import run as B  # noqa: E402
 from benchmarks.reference import mixture_arrays, reference_outputs  # noqa: E402
 from softmix.numerics.finite_prompt import finite_prompt_attention, sample_tokens  # noqa: E402
@@ -72,7 +72,7 @@ def test_stability_record_names_its_run(tmp_path):
     out = tmp_path / "stab.json"
     cmd = [sys.executable, "-m", "benchmarks.stability", "--seeds", "2", "--first-seed", "5",
            "--claims", "linear-fixed-proportions", "--workers", "1", "--json", str(out)]
-    r = subprocess.run(cmd, cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=600)
+    r = subprocess.run(cmd, cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-500:]
     doc = json.loads(out.read_text())
     assert doc["package"] == package_hash()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-CHECKS = Path(__file__).resolve().parents[1] / "checks"
+CHECKS = Path(__file__).resolve().parents[2] / "checks"
 
 
 def _module_name(path: Path) -> str:

@@ -99,7 +99,7 @@ def test_bayes_construction_realises_f_star(m1, m_1, a, c, e, pi):
     assert abs(N.risk_theta(P, th, 80) - float(N.bayes_risk(P, 80, 20)[0])) < 1e-6
 
 
-#: claims whose verdict and controls this file asserts (tests/claim_shards.py skips them: no double runs)
+#: claims whose verdict and controls this file asserts (tests/paper/claim_shards.py skips them: no double runs)
 CLAIMS = ["lemma-b.1", "eq-6-7", "prop-b.2", "lemma-b.3", "lemma-b.9", "lemma-b.14",
           "lemma-b.4", "lemma-b.6", "lemma-3.2", "lemma-b.13", "thm-3.5", "lemma-b.11"]
 
@@ -112,7 +112,7 @@ def test_claims_and_controls(cid):
     assert r["negative_controls"] and all(c["refuted"] for c in r["negative_controls"])
 
 
-#: run with their controls by a dedicated test below (tests/claim_shards.py skips them)
+#: run with their controls by a dedicated test below (tests/paper/claim_shards.py skips them)
 CLAIMS_ALSO_RUN = ["lemma-b.8"]
 
 

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from softmix.checks.runner import run_claim
 
-# (eq-6-7 and prop-b.2 are proven in general symbols: they take no configuration; tests/test_lda.py runs them)
+# (eq-6-7 and prop-b.2 are proven in general symbols: they take no configuration; tests/paper/test_lda.py runs them)
 CLAIMS = ["lemma-b.3", "lemma-b.4", "lemma-3.2", "lemma-b.13", "thm-3.5", "prop-b.30",
           "cor-b.31", "thm-3.3", "prop-3.4", "remark-b.5"]
 

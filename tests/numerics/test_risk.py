@@ -430,7 +430,7 @@ def test_rate_decision_band_logic():
 
 
 def test_cli_example_files_literally():
-    root = Path(__file__).resolve().parents[1] / "examples" / "risk"
+    root = Path(__file__).resolve().parents[2] / "examples" / "risk"
     r = _run(["--mixture", str(root / "MIX.json"), "--heads", str(root / "HEADS.json"), "--queries",
               str(root / "QUERIES.json"),
               "--target", str(root / "TARGET.json"), "--dps", "30"])

@@ -236,6 +236,6 @@ def test_example_setting_files_load():
 
     from softmix.numerics.mixture import load_json_file
 
-    root = Path(__file__).resolve().parents[1] / "examples" / "settings"
+    root = Path(__file__).resolve().parents[2] / "examples" / "settings"
     kinds = {setting_from_json(load_json_file(p), where=p.name).kind for p in sorted(root.glob("*.json"))}
     assert kinds == {"icl_regression", "denoising"}

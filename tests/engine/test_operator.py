@@ -18,7 +18,7 @@ from softmix.checks.operator import CONTROLS, exact_operator, perturb
 from softmix.checks.schema import validate
 from softmix.theory.mixtures import symbolic_mixture
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 FALSE = ROOT / "tests" / "plugins" / "operator_false.py"
 

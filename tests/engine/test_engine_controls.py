@@ -24,7 +24,7 @@ from softmix.checks import api, engine_controls as E, registry, rules, runner, v
 from softmix.checks.registry import REGISTRY, Claim, Context, Control, Outcome
 from softmix.checks.schema import VERIFY_SCHEMA, validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEED = 20261130
 IDS = ["engine/true", "engine/false", "engine/error-part", "engine/raises", "engine/overspent", "engine/inconclusive",
        "engine/control-survives", "engine/control-inconclusive", "engine/operator-d2", "engine/operator-d3"]

@@ -21,7 +21,7 @@ from softmix.checks.runner import run_claim_object
 from softmix.checks.schema import validate
 from softmix.numerics.errors import InputError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "statement_kinds.py"
 FALSE = ROOT / "tests" / "plugins" / "statement_kinds_false.py"
 ENV = {"SOFTMIX_NO_ENTRY_POINTS": "1"}

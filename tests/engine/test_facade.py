@@ -11,7 +11,7 @@ import pytest
 
 import softmix
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 INIT = ROOT / "softmix" / "__init__.py"
 
 

@@ -105,12 +105,12 @@ def test_usage_errors_exit_2(files, tmp_path):
     assert r.returncode == 2 and "invalid JSON" in r.stderr
 
 
-#: claims whose verdict and controls this file asserts (tests/claim_shards.py skips them: no double runs)
+#: claims whose verdict and controls this file asserts (tests/paper/claim_shards.py skips them: no double runs)
 CLAIMS = ["prop-2.1-shared", "fp-covariance"]
 
 
 def test_verify_json_shape_and_verdicts(tmp_path):
-    """One run: schema, keys and verdicts (same seed -> same JSON is tests/test_seeds.py's job)."""
+    """One run: schema, keys and verdicts (same seed -> same JSON is tests/engine/test_seeds.py's job)."""
     out1 = tmp_path / "a.json"
     r = softmix("verify", *CLAIMS, "--seed", "5", "--json", str(out1), "--quiet")
     assert r.returncode == 0, r.stderr

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from softmix.checks.schema import validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROP4 = ROOT / "examples" / "smart_2025_prop4.py"
 OWN = ROOT / "tests" / "plugins" / "operator_language.py"
 DECORATED = ROOT / "tests" / "plugins" / "assumption_claims.py"

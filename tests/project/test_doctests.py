@@ -10,7 +10,7 @@ import pytest
 
 import softmix
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # module prefix -> folder of the source checkout (pyproject's [tool.setuptools.package-dir])
 _FOLDERS = {"softmix": "softmix", "softmix.theory": "theory", "softmix.numerics": "numerics",
             "softmix.checks": "checks"}

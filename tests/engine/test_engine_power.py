@@ -1,6 +1,6 @@
 """The POWER of each decision rule on simulated data with a known false null (issue 23 scope 2).
 
-tests/test_rules_calibration.py measures each rule's level (how often it refutes a true claim);
+tests/engine/test_rules_calibration.py measures each rule's level (how often it refutes a true claim);
 a rule can keep its level and lose its power (a quantile at the wrong degrees of freedom, an
 interval too wide), and then false claims pass.  Here each rule meets a false null whose rejection
 probability is known in closed form -- the normal power of a z-test at a chosen shift, the

@@ -27,7 +27,7 @@ from softmix.checks.schema import NUMBER_RULE, VERIFY_SCHEMA, validate
 from softmix.numerics.errors import InputError
 from softmix.theory.derivation import Derivation
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def softmix_proc(*args, timeout=600):

@@ -23,9 +23,9 @@ import pytest
 N_SHARDS = 2
 SEED = 20261130
 #: section test modules with a CLAIMS (or CERT_IDS) list of claims they run with their controls
-SECTION_TESTS = ("paper.test_beyond_claims", "test_certificates", "test_cli", "test_coverage", "test_denoising",
-                 "test_lda", "paper.test_lda_dynamics", "paper.test_lda_landscape", "paper.test_lda_finite_prompt",
-                 "test_risk")
+SECTION_TESTS = ("paper.test_beyond_claims", "paper.test_certificates", "engine.test_cli", "paper.test_coverage",
+                 "paper.test_denoising", "paper.test_lda", "paper.test_lda_dynamics", "paper.test_lda_landscape",
+                 "paper.test_lda_finite_prompt", "numerics.test_risk")
 #: module attributes naming the claims a section test runs with their controls
 CLAIM_LISTS = ("CLAIMS", "CERT_IDS", "CLAIMS_ALSO_RUN", "NEW_CLAIMS", "RISK_CLAIMS")
 

@@ -1,0 +1,4 @@
+"""Registry-wide CI coverage, shard 1 of claim_shards.N_SHARDS (see tests/paper/claim_shards.py)."""
+from .claim_shards import make_test
+
+test_registered_claim_and_controls = make_test(1)

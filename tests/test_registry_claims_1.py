@@ -1,4 +1,0 @@
-"""Registry-wide CI coverage, shard 1 of claim_shards.N_SHARDS (see tests/claim_shards.py)."""
-from claim_shards import make_test
-
-test_registered_claim_and_controls = make_test(1)
