@@ -130,3 +130,21 @@ def test_plugin_claims_on_a_local_dask_cluster(tmp_path):
     r2, loc = _run(tmp_path, FALSE, ["true-gaussian-affine", "false-prior-weight"])
     strip = lambda d: [{k: v for k, v in c.items() if k != "seconds"} for c in d["claims"]]
     assert strip(doc) == strip(loc)  # same seed, same JSON wherever it ran
+
+
+@pytest.mark.parametrize("bad", ["wrong-shape", "numpy", "list"])
+def test_fixed_U_and_V_must_be_sympy_matrices_of_the_dimension(bad):
+    """operator_claim(U=..., V=...): a D x D SymPy matrix or a function; a SymPy matrix of another
+    shape, or a NumPy array / nested list of the right shape, is an input error naming the shape."""
+    import numpy as np
+
+    import softmix
+    from softmix.numerics.errors import InputError
+
+    given = {"wrong-shape": sp.eye(3), "numpy": np.eye(2), "list": [[1, 0], [0, 1]]}[bad]
+    stated = lambda mix, U, V, z: V * mix.means[0]  # noqa: E731
+    for key in ("U", "V"):
+        with pytest.raises(InputError, match="must be a 2x2 SymPy matrix"):
+            softmix.operator_claim(f"fixed-{bad}-{key}", stated, components=1, dim=2, **{key: given})
+    softmix.operator_claim("fixed-ok", stated, components=1, dim=2, U=sp.eye(2), V=sp.Rational(1, 2) * sp.eye(2),
+                           register=False)
