@@ -18,7 +18,7 @@ from softmix.numerics import denoising as ND, denoising_certificates as NC
 from softmix.numerics.memo import remember
 
 from .. import configs as C
-from ..api import Draws, claim, outcome, part
+from ..api import Draws, Part, claim, outcome, part
 from ..params import Exact, exact_default
 from .denoising_setting import SOURCE
 
@@ -28,11 +28,11 @@ def _certificate(tag: str, key, make):
     return remember(f"denoising_certificates.{tag}", key, make)
 
 
-def _cert_part(status, **row) -> object:
+def _cert_part(status, **row) -> Part:
     return part("certificate", [{"passed": status, **row}])
 
 
-def _no_flint(e) -> object:
+def _no_flint(e) -> Part:
     return part("certificate", [{"passed": None, "reason": f"python-flint unavailable ({e}); install python-flint"}])
 
 
