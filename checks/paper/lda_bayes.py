@@ -69,7 +69,8 @@ def lemma_b3(p: LemmaB3, ctx):
         built, ok = remember("lda_bayes.numeric_constructions", P, functools.partial(numeric_constructions, P))
         rows.append({"config": P.to_params(), "case": label, "theta": sp.sstr(theta), "passed": ok,
                      "numeric_constructions": built})
-    rule = numeric_constructions.__doc__.split("Returns")[0].strip()
+    doc = numeric_constructions.__doc__ or "numerics.lda_bayes.numeric_constructions"  # None under python -OO
+    rule = doc.split("Returns")[0].strip()
     return [decide(derivations, ctx), part("numeric", rows, name="numeric constructions", rule=rule)]
 
 
