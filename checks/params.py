@@ -32,8 +32,8 @@ from fractions import Fraction
 
 from softmix.numerics.errors import InputError
 
-__all__ = ["NonNegative", "Positive", "Covariance", "Number", "Exact", "Real", "infer_type", "register_shape",
-           "validate_value", "validate_params", "coerce_dataclass", "PARAM_CHECKS"]
+__all__ = ["NonNegative", "Positive", "Covariance", "Number", "Exact", "Real", "exact_default", "infer_type",
+           "register_shape", "validate_value", "validate_params", "coerce_dataclass", "PARAM_CHECKS"]
 
 
 class _Marker:
@@ -57,6 +57,29 @@ Exact = typing.Annotated[Fraction, _EXACT]
 #: of the dataclass's ``dps`` field (decimal digits) when it has one, else at 50 digits
 Real = typing.Annotated[typing.Any, _REAL]
 REAL_DEFAULT_DPS = 50
+
+#: what an ``Exact`` default is written as: a number, a decimal or fraction string, or a Fraction
+_Written = str | int | Fraction
+
+
+@typing.overload
+def exact_default(value: _Written) -> Fraction: ...
+@typing.overload
+def exact_default(value: list[_Written]) -> list[Fraction]: ...
+@typing.overload
+def exact_default(value: list[list[_Written]]) -> list[list[Fraction]]: ...
+def exact_default(value):
+    """The default of an :data:`Exact` field (a number, a vector or a matrix) as it is written,
+    e.g. ``pi1: Exact = exact_default("1/2")`` or ``m: list[Exact] = field(default_factory=lambda:
+    exact_default([3, "0.5"]))``.
+
+    Returned unchanged: the default stays as written (``softmix show`` prints ``"1/2"``,
+    and a run records it so) and reaches the check as a Fraction, like any ``--config`` value
+    (:func:`coerce_dataclass`).  It is typed as the Fraction the check receives, so that a type
+    checker accepts the field; this is the one place where the written form and the delivered
+    type meet."""
+    return value
+
 
 #: names that denote a standard deviation, a variance or a scale (non-negative), and a covariance
 _SCALE_NAMES = re.compile(r"^(gamma|xi|sigma|tau|std|sd|var|variance|noise|eps|rbf_tau)(\d*|_.*)$")

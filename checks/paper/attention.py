@@ -53,7 +53,8 @@ def _exact(mix, U, V, z, dps):
 
 
 def _quadrature(ctx, tag, inst, dps, nodes):
-    return ctx.data(("quadrature reference",) + tag, lambda rng: definition_by_quadrature(*inst, dps, nodes),
+    mix, U, V, z = inst
+    return ctx.data(("quadrature reference",) + tag, lambda rng: definition_by_quadrature(mix, U, V, z, dps, nodes),
                     params=[dps, nodes])
 
 
@@ -105,7 +106,7 @@ def prop_2_1(p: Prop21, ctx):
         if method == "quadrature":
             ref, qerr = _quadrature(ctx, (i,), inst, p.dps, p.nodes)
         else:
-            ref, qerr = _exact(*inst, p.dps), None
+            ref, qerr = _exact(mix, U, V, z, p.dps), None
         with workdps(p.dps):
             stated = to_mp(_stated_21(ctx, sym_mixture(mix), _R(U), _R(V), _R(z)), p.dps)
             rows.append(compare(rule, stated, ref, qerr, method=method, dim=D, components=p.components))

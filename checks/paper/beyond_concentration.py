@@ -22,7 +22,7 @@ from .. import configs as C
 from ..api import claim, decide, outcome, part
 from ..configurations import Draws
 from ..fits import fit_loglog_slope
-from ..params import Exact
+from ..params import Exact, exact_default
 from ..rules import AlphaFamily, ZTest, z_critical
 
 
@@ -31,7 +31,7 @@ class Prop31:
     dim: int = 2
     sigmas: list[float] = field(default_factory=lambda: [0.75, 1.0, 1.25])
     U_norms: list[float] = field(default_factory=lambda: [0.5, 1.0])
-    U_shape: list[list[Exact]] = field(default_factory=lambda: [["1", "0"], ["0", "0.5"]])
+    U_shape: list[list[Exact]] = field(default_factory=lambda: exact_default([["1", "0"], ["0", "0.5"]]))
     Ls_fit: list[int] = field(default_factory=lambda: [2, 8, 32, 128, 512])
     L_holdout: int = 2048
     queries: int = 2000

@@ -19,15 +19,15 @@ from ..api import claim, decide, outcome, part
 from ..assumptions import EqualNorms
 from ..configurations import Draws
 from ..fits import SlopeRule, mean_se_dof
-from ..params import Exact
+from ..params import Exact, exact_default
 from ..rules import AlphaFamily, Residual
 
 
 @dataclass
 class Smart:
-    means: list[list[Exact]] = field(default_factory=lambda: [["1", "0"], ["0", "1"], ["-0.6", "-0.8"]])
-    weights: list[Exact] = field(default_factory=lambda: ["0.2", "0.3", "0.5"])
-    sigma2: Exact = "0.5"  # type: ignore[assignment]
+    means: list[list[Exact]] = field(default_factory=lambda: exact_default([["1", "0"], ["0", "1"], ["-0.6", "-0.8"]]))
+    weights: list[Exact] = field(default_factory=lambda: exact_default(["0.2", "0.3", "0.5"]))
+    sigma2: Exact = exact_default("0.5")
     queries: int = 3
     Ls: list[int] = field(default_factory=lambda: [800, 3200, 12800])
     reps: int = 4000

@@ -25,7 +25,7 @@ from .. import configs as C
 from ..api import claim, decide, part
 from ..configurations import Draws
 from ..fits import SlopeRule
-from ..params import Exact
+from ..params import Exact, exact_default
 from ..rules import AlphaFamily, Residual, ZTest
 
 
@@ -37,7 +37,7 @@ def exact_matrix(M) -> sp.Matrix:
 # ---- bb-thm-5.1 -----------------------------------------------------------------------------
 @dataclass
 class Thm51:
-    Sigma: list[list[Exact]] = field(default_factory=lambda: [["1", "0.25"], ["0.25", "0.5"]])
+    Sigma: list[list[Exact]] = field(default_factory=lambda: exact_default([["1", "0.25"], ["0.25", "0.5"]]))
     alpha_fraction: float = 0.5
     mp_horizon: float = 0.25
     dps: int = 30
@@ -156,8 +156,8 @@ def bb_thm_5_1(p: Thm51, ctx):
 # ---- zfb-linear-flow ------------------------------------------------------------------------
 @dataclass
 class ZFB:
-    Lambda: list[list[Exact]] = field(default_factory=lambda: [["1", "0.3", "0"], ["0.3", "0.7", "0.1"],
-                                                              ["0", "0.1", "0.4"]])
+    Lambda: list[list[Exact]] = field(default_factory=lambda: exact_default([["1", "0.3", "0"], ["0.3", "0.7", "0.1"],
+                                                                            ["0", "0.1", "0.4"]]))
     Ns: list[int] = field(default_factory=lambda: [3, 10])
     samples: int = 100000
     flow_horizon: float = 4000.0

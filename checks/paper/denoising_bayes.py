@@ -22,9 +22,11 @@ from ..rules import Residual
 from .denoising_setting import SECTION, SOURCE, TaskParams, draw_task, sym_task, task, violated
 
 #: the task's domain (Sec. 4): refused boundary values and admissible extremes, relative to the Fig. 2 task
-_REFUSED = {"pi1 = 0": {"pi1": "0"}, "pi1 = 1": {"pi1": "1"}, "xi = 0": {"xi": "0"}, "gamma < 0": {"gamma": "-1/2"},
-            "m2 = m1": {"m2": [3, 0]}, "dimensions differ": {"m2": [0, 3, 1]}}
-_ACCEPTED = {"pi1 = 1/1000": {"pi1": "1/1000"}, "pi1 = 999/1000": {"pi1": "999/1000"}, "gamma = 0": {"gamma": "0"}}
+_REFUSED: dict[str, dict[str, object]] = {
+    "pi1 = 0": {"pi1": "0"}, "pi1 = 1": {"pi1": "1"}, "xi = 0": {"xi": "0"}, "gamma < 0": {"gamma": "-1/2"},
+    "m2 = m1": {"m2": [3, 0]}, "dimensions differ": {"m2": [0, 3, 1]}}
+_ACCEPTED: dict[str, dict[str, object]] = {
+    "pi1 = 1/1000": {"pi1": "1/1000"}, "pi1 = 999/1000": {"pi1": "999/1000"}, "gamma = 0": {"gamma": "0"}}
 _FIG2 = {"m1": [3, 0], "m2": [0, 3], "gamma": 1, "xi": 2, "pi1": "0.5"}
 
 

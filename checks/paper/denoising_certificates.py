@@ -18,8 +18,8 @@ from softmix.numerics import denoising as ND, denoising_certificates as NC
 from softmix.numerics.memo import remember
 
 from .. import configs as C
-from ..api import Draws, claim, outcome, part
-from ..params import Exact
+from ..api import Draws, Part, claim, outcome, part
+from ..params import Exact, exact_default
 from .denoising_setting import SOURCE
 
 
@@ -28,23 +28,23 @@ def _certificate(tag: str, key, make):
     return remember(f"denoising_certificates.{tag}", key, make)
 
 
-def _cert_part(status, **row) -> object:
+def _cert_part(status, **row) -> Part:
     return part("certificate", [{"passed": status, **row}])
 
 
-def _no_flint(e) -> object:
+def _no_flint(e) -> Part:
     return part("certificate", [{"passed": None, "reason": f"python-flint unavailable ({e}); install python-flint"}])
 
 
 # ---- cert-thm-4.1-linear-gap ----------------------------------------------------------------------
 @dataclass
 class LinearGapParams:
-    means: list[list[Exact]] = field(default_factory=lambda: [[3, 0], [0, 3]])
-    weights: list[Exact] = field(default_factory=lambda: ["1/2", "1/2"])
-    gamma: Exact = 1
-    xi: Exact = 2
+    means: list[list[Exact]] = field(default_factory=lambda: exact_default([[3, 0], [0, 3]]))
+    weights: list[Exact] = field(default_factory=lambda: exact_default(["1/2", "1/2"]))
+    gamma: Exact = exact_default(1)
+    xi: Exact = exact_default(2)
     grid: int = 96
-    half_width_sd: Exact = 6
+    half_width_sd: Exact = exact_default(6)
     prec: int = 64
 
 
@@ -104,7 +104,7 @@ def cert_linear_gap(p: LinearGapParams, ctx):
 @dataclass
 class ULambdaParams:
     """``lam`` is lambda (a Python keyword); ``claimed``: an interval claimed for u_lambda (None: (0, 1))."""
-    lam: Exact = "6/5"
+    lam: Exact = exact_default("6/5")
     claimed: list[Exact] | None = None
     n_init: int = 8
     prec: int = 128
@@ -175,8 +175,8 @@ def cert_u_lambda(p: ULambdaParams, ctx):
 @dataclass
 class ContractionParams:
     """``lam`` is lambda (a Python keyword)."""
-    lam: Exact = 1
-    near_zero: Exact = "1/8"
+    lam: Exact = exact_default(1)
+    near_zero: Exact = exact_default("1/8")
     n_init: int = 8
     max_depth: int = 30
     prec: int = 96

@@ -19,7 +19,7 @@ from softmix.numerics.precision import to_mpf, workdps
 
 from .. import configs as C
 from ..api import Draws, claim, outcome, part
-from ..params import Exact
+from ..params import Exact, exact_default
 from ..rules import Residual
 from .denoising_setting import SECTION, SOURCE
 
@@ -27,7 +27,7 @@ from .denoising_setting import SECTION, SOURCE
 @dataclass
 class LambdaParams:
     """lambda = ||m1 - m2|| / (2 xi) (``lam``: ``lambda`` is a Python keyword)."""
-    lam: Exact = "3/2"
+    lam: Exact = exact_default("3/2")
 
     def __post_init__(self):
         if Fraction(str(self.lam)) <= 0:
@@ -129,12 +129,12 @@ def prop_4_3(p: LambdaParams, ctx):
 # ---- fig-3 ----------------------------------------------------------------------------------------
 @dataclass
 class FigThreeParams:
-    m1: list[Exact] = field(default_factory=lambda: [0, 3])
-    m2: list[Exact] = field(default_factory=lambda: [0, -3])
-    gamma: Exact = 0
-    pi1: Exact = "1/2"
-    xi_strong: Exact = 2
-    xi_weak: Exact = 4
+    m1: list[Exact] = field(default_factory=lambda: exact_default([0, 3]))
+    m2: list[Exact] = field(default_factory=lambda: exact_default([0, -3]))
+    gamma: Exact = exact_default(0)
+    pi1: Exact = exact_default("1/2")
+    xi_strong: Exact = exact_default(2)
+    xi_weak: Exact = exact_default(4)
     iterations: int = 400
 
 

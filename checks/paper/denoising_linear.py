@@ -20,7 +20,7 @@ from softmix.theory import denoising as TD
 
 from .. import configs as C
 from ..api import Draws, claim, decide, outcome, part
-from ..params import Exact
+from ..params import Exact, exact_default
 from ..rules import Residual
 from .denoising_setting import SECTION, SOURCE, DegenerateTaskParams, TaskParams, draw_task, task
 from .denoising_two_heads import tensor_agreement
@@ -118,9 +118,9 @@ def prop_c_6(p: TaskParams, ctx):
 @dataclass
 class LayersParams:
     """Lemma C.7's mixture: two components in d = 2, noise S = s I (heads symbolic)."""
-    weights: list[Exact] = field(default_factory=lambda: ["2/5", "3/5"])
-    means: list[list[Exact]] = field(default_factory=lambda: [[3, 0], [-1, 2]])
-    noise: Exact = "7/3"
+    weights: list[Exact] = field(default_factory=lambda: exact_default(["2/5", "3/5"]))
+    means: list[list[Exact]] = field(default_factory=lambda: exact_default([[3, 0], [-1, 2]]))
+    noise: Exact = exact_default("7/3")
 
 
 def _draw_layers(rng, p, i):
@@ -157,7 +157,7 @@ DEGENERATE_CASES = [{"m1": [3, 0], "m2": [0, 3], "gamma": 0, "xi": 2, "pi1": "0.
 
 @dataclass
 class DegenerateGapParams(DegenerateTaskParams):
-    pi1: Exact = "3/10"
+    pi1: Exact = exact_default("3/10")
     all_cases: bool = True
     dps: int = 25
     nodes: int = 60

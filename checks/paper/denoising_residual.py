@@ -86,6 +86,7 @@ def _property_rows(t: DenoisingTask, p: ResidualParams, ctx, unequal: bool, lite
                 worst, worst_task = r, tk
             worst_f = max(worst_f, max(abs(float(of[j]) - float(f[j])) for j in range(tk.d)))
             scale_f = max(scale_f, max(abs(float(f[j])) for j in range(tk.d)))
+    assert worst_task is not None  # the first of the n_tasks + 1 >= 1 tasks' 2 queries sets it
     return [{"check": "architecture == f* over the tasks (50 digits)", "tasks": p.n_tasks + 1,
              "worst_task": worst_task.to_params(), **Residual(dps=50).decide(worst, scale=10)},
             {"check": "numerics' float64 architecture == the 50-digit f*",

@@ -14,7 +14,7 @@ import sympy as sp
 from softmix.numerics.denoising import DenoisingTask
 
 from .. import configs as C
-from ..params import Exact
+from ..params import Exact, exact_default
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 SECTION = "denoising"
@@ -23,11 +23,11 @@ SECTION = "denoising"
 @dataclass
 class TaskParams:
     """One Section 4 task (the Fig. 2 configuration by default)."""
-    m1: list[Exact] = field(default_factory=lambda: [3, 0])
-    m2: list[Exact] = field(default_factory=lambda: [0, 3])
-    gamma: Exact = 1
-    xi: Exact = 2
-    pi1: Exact = "1/2"
+    m1: list[Exact] = field(default_factory=lambda: exact_default([3, 0]))
+    m2: list[Exact] = field(default_factory=lambda: exact_default([0, 3]))
+    gamma: Exact = exact_default(1)
+    xi: Exact = exact_default(2)
+    pi1: Exact = exact_default("1/2")
 
     def __post_init__(self):  # --config values: an inadmissible task is refused before any work
         from fractions import Fraction
@@ -42,7 +42,7 @@ class TaskParams:
 @dataclass
 class DegenerateTaskParams(TaskParams):
     """A degenerate task (Gamma = 0, Prop. C.3)."""
-    gamma: Exact = 0
+    gamma: Exact = exact_default(0)
 
 
 def task(p: TaskParams) -> DenoisingTask:

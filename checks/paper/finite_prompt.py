@@ -28,7 +28,7 @@ from .. import configs as C
 from ..api import claim, decide, outcome, part
 from ..configurations import Draws
 from ..fits import InverseLRule
-from ..params import Exact
+from ..params import Exact, exact_default
 from ..rules import AlphaFamily, Residual
 
 SOURCE = "docs/finite-prompt.md (delta method, beyond Gabet-Boursier-Boyer 2026)"
@@ -37,9 +37,6 @@ SOURCE = "docs/finite-prompt.md (delta method, beyond Gabet-Boursier-Boyer 2026)
 MIXTURE = {"weights": ["0.4", "0.6"], "means": [[1, 0, 0], ["-0.5", 1, 0]],
            "covariances": [[[1, "0.3", 0], ["0.3", 1, 0], [0, 0, "0.5"]],
                            [["0.5", "0.5", 0], ["0.5", "0.5", 0], [0, 0, 0]]]}
-U0 = [["0.6", 0, 0], [0, "0.6", 0], [0, 0, "0.6"]]
-V0 = [[1, 0, 0], [0, 1, 0]]
-Z0 = [1, "-0.5", "0.5"]
 ASSUMPTIONS = ("tokens i.i.d. from a Gaussian mixture (degenerate components allowed)", "fixed query z")
 
 
@@ -47,9 +44,9 @@ ASSUMPTIONS = ("tokens i.i.d. from a Gaussian mixture (degenerate components all
 class FPConfig:
     """One finite-prompt configuration: token mixture, head (U, V) and query z (exact entries)."""
     mixture: dict = field(default_factory=lambda: MIXTURE)
-    U: list[list[Exact]] = field(default_factory=lambda: U0)
-    V: list[list[Exact]] = field(default_factory=lambda: V0)
-    z: list[Exact] = field(default_factory=lambda: Z0)
+    U: list[list[Exact]] = field(default_factory=lambda: exact_default([["0.6", 0, 0], [0, "0.6", 0], [0, 0, "0.6"]]))
+    V: list[list[Exact]] = field(default_factory=lambda: exact_default([[1, 0, 0], [0, 1, 0]]))
+    z: list[Exact] = field(default_factory=lambda: exact_default([1, "-0.5", "0.5"]))
 
 
 def _exact(M):

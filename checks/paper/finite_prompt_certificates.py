@@ -14,14 +14,14 @@ import mpmath as mpm
 from softmix.numerics.memo import remember
 
 from ..api import claim, outcome, part
-from ..params import Exact
+from ..params import Exact, exact_default
 from .finite_prompt import MIXTURE
 
 
 @dataclass
 class RhoBox:
     mixture: dict = field(default_factory=lambda: MIXTURE)
-    tilt_box: list[list[Exact]] = field(default_factory=lambda: [[-1, 1], [-1, 1], [-1, 1]])
+    tilt_box: list[list[Exact]] = field(default_factory=lambda: exact_default([[-1, 1], [-1, 1], [-1, 1]]))
     grid: int = 6
     prec: int = 96
 

@@ -23,7 +23,7 @@ from softmix.theory import finite_prompt_risk as TR
 from ..api import claim, decide, outcome, part
 from ..configurations import Draws
 from ..fits import InverseLRule
-from ..params import Exact
+from ..params import Exact, exact_default
 from ..rules import AlphaFamily
 from . import finite_prompt_risk_draws as DR, finite_prompt_risk_paths as PA
 
@@ -80,7 +80,7 @@ class MultiHead:
     mixture: dict = field(default_factory=lambda: MIX)
     heads: list = field(default_factory=lambda: HEADS)
     target: dict = field(default_factory=lambda: TARGET)
-    z: list[Exact] = field(default_factory=lambda: ["0.8", "-0.4", "0.6"])
+    z: list[Exact] = field(default_factory=lambda: exact_default(["0.8", "-0.4", "0.6"]))
     Ls: list[int] = field(default_factory=lambda: [100, 400])
     reps: int = 8000
 

@@ -31,7 +31,7 @@ CONTROL_NAMES = ("no-bias-residual", "no-cross-head", "mean-query-norm")
 
 def values(p) -> dict:
     """The parameters as a plain dict (the draws and filters read JSON-like values)."""
-    return dataclasses.asdict(p) if dataclasses.is_dataclass(p) else dict(p)
+    return dataclasses.asdict(p) if dataclasses.is_dataclass(p) and not isinstance(p, type) else dict(p)
 
 
 def remembered(fn):
@@ -175,8 +175,9 @@ def draw_expansion(rng, v, i):
     D = len(v["z"])
     for _ in range(500):
         toks = {"weights": ["1"], "means": [C.vector(rng, D, -1.0, 1.0)], "covariances": [C.spd(rng, D)]}
-        qs = {"weights": C.weights(rng, 2), "means": [C.vector(rng, D, -0.8, 0.8) for _ in range(2)],
-              "covariances": [C.spd(rng, D), C.spd(rng, D, rank=D - 1)]}
+        weights, means = C.weights(rng, 2), [C.vector(rng, D, -0.8, 0.8) for _ in range(2)]
+        covs = [C.spd(rng, D), C.spd(rng, D, rank=D - 1)]  # drawn after weights and means: the stream's order
+        qs = {"weights": weights, "means": means, "covariances": covs}
         heads = RK.parse_heads(over["heads"], D)
         lam0 = RK.threshold_info(GaussianMixture.from_json_obj(toks), heads,
                                  GaussianMixture.from_json_obj(qs))["lambda"]
@@ -184,7 +185,7 @@ def draw_expansion(rng, v, i):
         scale = C._dec(Fraction(t) / Fraction(repr(lam0)), 3) if lam0 > 0 else "0"
         if float(scale) <= 0:
             continue
-        qs["covariances"] = [_scaled_psd(S, scale) for S in qs["covariances"]]
+        qs["covariances"] = [_scaled_psd(S, scale) for S in covs]
         cand = {**over, "gaussian_tokens": toks, "queries": qs}
         if decidable_average(averaged_effects({**v, **cand})):
             return cand

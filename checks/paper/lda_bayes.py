@@ -5,6 +5,7 @@ the references are public in :mod:`softmix.numerics.lda_bayes` and :mod:`softmix
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import mpmath as mpm
@@ -65,10 +66,11 @@ def lemma_b3(p: LemmaB3, ctx):
         P = N.LDAProblem.from_params(c)
         D, label, theta = T.lemma_b3_derivation(*problem_symbols(P), variant=variant)
         derivations.append(D)
-        built, ok = remember("lda_bayes.numeric_constructions", P, lambda P=P: numeric_constructions(P))
+        built, ok = remember("lda_bayes.numeric_constructions", P, functools.partial(numeric_constructions, P))
         rows.append({"config": P.to_params(), "case": label, "theta": sp.sstr(theta), "passed": ok,
                      "numeric_constructions": built})
-    rule = numeric_constructions.__doc__.split("Returns")[0].strip()
+    doc = numeric_constructions.__doc__ or "numerics.lda_bayes.numeric_constructions"  # None under python -OO
+    rule = doc.split("Returns")[0].strip()
     return [decide(derivations, ctx), part("numeric", rows, name="numeric constructions", rule=rule)]
 
 
@@ -219,7 +221,8 @@ def lemma_3_2(p: Lemma32, ctx):
         P = N.LDAProblem.from_params(c)
         for v0 in (False, True):
             for _ in range(p.points):
-                rank = T.dphi_matrix(*problem_symbols(P)[:3], _rational_theta(rng, P.d, v0)).rank()
+                m1, m_1, Gamma, _ = problem_symbols(P)
+                rank = T.dphi_matrix(m1, m_1, Gamma, _rational_theta(rng, P.d, v0)).rank()
                 predicted = not P.symmetric and (ctx.control("no-v21-condition") or not v0)
                 rows.append({"d": P.d, "symmetric_means": P.symmetric, "v21_zero": v0, "rank": int(rank),
                              "full": 2 * P.d + 2, "predicted_injective": predicted,

@@ -18,7 +18,7 @@ import mpmath as mpm
 from softmix.numerics.memo import remember
 
 from ..api import claim, outcome, part
-from ..params import Exact
+from ..params import Exact, exact_default
 from .lda import SOURCE, require_positive
 
 SECTION = "certificates"
@@ -56,11 +56,11 @@ def _enclosure_part(rows, name):
 # ---- Theorem 3.5 / Lemma B.26: positive normal Hessian eigenvalues on C1 -------------------------------
 @dataclass
 class NormalHessian:
-    m1: list[Exact] = field(default_factory=lambda: [1, 0])
-    m_minus1: list[Exact] = field(default_factory=lambda: [0, 1])
-    pi_plus: Exact = "0.6"  # type: ignore[assignment]
+    m1: list[Exact] = field(default_factory=lambda: exact_default([1, 0]))
+    m_minus1: list[Exact] = field(default_factory=lambda: exact_default([0, 1]))
+    pi_plus: Exact = exact_default("0.6")
     Gamma: str = "identity"
-    s_scale: Exact = 1  # type: ignore[assignment]
+    s_scale: Exact = exact_default(1)
     truncation: int = 12
     prec: int = 128
 

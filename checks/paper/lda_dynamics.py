@@ -379,7 +379,7 @@ def _convergence_rows(P, PKf, th0, p, name):
             else [_exact("a rate of ||w_t - w*|| is fitted", False, fit=fit)])
     rows = [_bound("||w_T - w*|| <= 1e-2 ||w_0 - w*||", dw[-1], 1e-2 * dw[0]), *rate,
             _bound("risk gap drops 1000x", gap[-1], 1e-3 * max(gap[0], 1e-300), risk_gap_fit=gfit),
-            _bound("stays in T_K", out, 1e-8 * max(1.0, max(np.linalg.norm(x) for _, x in traj))),
+            _bound("stays in T_K", out, 1e-8 * max(1.0, max(float(np.linalg.norm(x)) for _, x in traj))),
             *fit_rows("rate fit = scipy.stats.linregress", ts[win], dw[win], fit),
             *fit_rows("risk-gap fit = scipy.stats.linregress", ts[win], np.maximum(gap[win], 0), gfit)]
     xs, ys = subsample(ts, np.maximum(dw, 1e-16))

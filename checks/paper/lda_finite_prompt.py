@@ -87,7 +87,9 @@ def _implementation_rows(P, ctx, n_law, alpha):
     def make(rng):
         drawn = N.LDAProblem.from_params(draw_lda(rng, {"lda": {"m1": [0, 0, 0]}}, 0)["lda"])
         return [(Q.to_params(), FPR.implementation_residuals(Q, rng, n_law)) for Q in (P, drawn)]
-    rows, law = [], [[], [], [], []]
+    rows: list[dict] = []
+    moments: tuple[list[float], list[float], list[float]] = ([], [], [])  # estimates, standard errors, predicted
+    names: list[str] = []
     for cfg, r in ctx.data("implementation", make, {"config": P.to_params(), "n_law": n_law}):
         twelve, six = softmix.Residual(dps=16, guard=4), softmix.Residual(dps=6, guard=0)
         rows += [{"check": "predict = generic finite-prompt attention", **twelve.decide(*r["predict"])},
@@ -98,12 +100,13 @@ def _implementation_rows(P, ctx, n_law, alpha):
                  {"check": "excess_risk_mc replayed", **softmix.Residual(dps=16, guard=4).decide(*r["excess_risk_mc"])},
                  {"check": "sgd_finite_prompt replayed", **six.decide(*r["sgd_finite_prompt"])}]
         rows = [dict(x, config=cfg) if "config" not in x else x for x in rows]
-        for k in range(4):
-            law[k] += r["token_law"][k]
-    labels_ok = not any(n_.endswith("labels in {-1, 1}") for n_ in law[3])
+        for k in range(3):
+            moments[k].extend(r["token_law"][k])
+        names += r["token_law"][3]
+    labels_ok = not any(n_.endswith("labels in {-1, 1}") for n_ in names)
     rows.append({"check": "labels in {-1, 1}", "passed": labels_ok})
-    rows.append({"check": "token law of the samplers", "entries": law[3],
-                 **softmix.ZTest(alpha, name="token law of the samplers (per-class moments)").decide(*law[:3])})
+    rows.append({"check": "token law of the samplers", "entries": names,
+                 **softmix.ZTest(alpha, name="token law of the samplers (per-class moments)").decide(*moments)})
     return rows
 
 

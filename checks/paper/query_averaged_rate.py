@@ -26,7 +26,7 @@ from ..api import claim, decide, outcome, part
 from ..configurations import Draws
 from ..fits import InverseLRule, SlopeRule, decay_rate_decision
 from ..mc_verdict import RATE_SLOPE_MARGIN, rate_band
-from ..params import Exact
+from ..params import Exact, exact_default
 from ..rules import AlphaFamily, Residual, ZTest
 
 
@@ -37,10 +37,10 @@ def _mixture_default():
 
 @dataclass
 class Rate:
-    Gamma: list[list[Exact]] = field(default_factory=lambda: [["1", "0.3"], ["0.3", "0.6"]])
-    Sigma_nu: list[list[Exact]] = field(default_factory=lambda: [["1", "-0.2"], ["-0.2", "0.8"]])
-    U_direction: list[list[Exact]] = field(default_factory=lambda: [["1", "0.4"], ["0", "0.8"]])
-    V: list[list[Exact]] = field(default_factory=lambda: [["1", "0"], ["0", "1"]])
+    Gamma: list[list[Exact]] = field(default_factory=lambda: exact_default([["1", "0.3"], ["0.3", "0.6"]]))
+    Sigma_nu: list[list[Exact]] = field(default_factory=lambda: exact_default([["1", "-0.2"], ["-0.2", "0.8"]]))
+    U_direction: list[list[Exact]] = field(default_factory=lambda: exact_default([["1", "0.4"], ["0", "0.8"]]))
+    V: list[list[Exact]] = field(default_factory=lambda: exact_default([["1", "0"], ["0", "1"]]))
     lambda_below: float = 0.15
     lambdas_above: list[float] = field(default_factory=lambda: [1.0])
     Ls_below: list[int] = field(default_factory=lambda: [100, 400, 1600])

@@ -25,9 +25,10 @@ def bayes_risk_rows(ctx, perturb: bool, n_cfg: int = 3, n_f: int = 4) -> list:
     for i in range(n_cfg):
         A = rng.normal(size=(2, 2))
         G = A @ A.T + 0.3 * np.eye(2)
+        Gamma = [[float(x) for x in r] for r in G]
+        Gamma[1][0] = Gamma[0][1]
         p = {"m1": [float(x) for x in rng.normal(size=2)], "m_1": [float(x) for x in rng.normal(size=2)],
-             "Gamma": [[float(x) for x in r] for r in G], "pi_plus": float(rng.uniform(0.2, 0.8))}
-        p["Gamma"][1][0] = p["Gamma"][0][1]
+             "Gamma": Gamma, "pi_plus": float(rng.uniform(0.2, 0.8))}
         prob = N.LDAProblem.from_params(p)
         zs = N.bayes_zeta(prob)
         r_star = [float(N.eff_risk(prob, zs, 0, n)[0]) for n in (48, 64)]

@@ -49,7 +49,7 @@ def step_claim(id: str, title: str, source: str, build, *, section: str = "lda",
     P = type(f"StepParams_{tag}", (StepParams,), {"__annotations__": {"d": int}, "d": d})
     P = dataclass(P)
 
-    def check(p: P, ctx):  # type: ignore[valid-type]
+    def check(p: StepParams, ctx):  # p is a P: the claim is given params=P
         ds = ctx.data("derivations", lambda rng: build(p.d), params=p)  # built once for the claim and its control
         if ctx.control("perturbed-step"):
             ds = perturbed_all(ds)

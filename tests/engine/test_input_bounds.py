@@ -14,7 +14,7 @@ import mpmath as mpm
 import pytest
 
 import softmix
-from softmix.checks.params import coerce_dataclass, validate_params
+from softmix.checks.params import coerce_dataclass, exact_default, validate_params
 from softmix.numerics.errors import InputError
 from softmix.numerics.parsing import LIMITS, load_json_file, parse_number
 
@@ -270,6 +270,21 @@ def test_typed_fields_arrive_parsed_from_defaults_and_from_config():
         assert 1e-19 > abs(q.real - mpm.mpf(2) / 3) > 1e-40  # rounded at 20 digits
     with pytest.raises(InputError, match="exact.*out of range|out of range"):
         coerce_dataclass(_Typed, {"exact": "1e999999999"}, "claim x")
+
+
+@dataclass
+class _WrittenDefaults:
+    third: softmix.Exact = exact_default("1/3")
+    m: list[softmix.Exact] = field(default_factory=lambda: exact_default([3, "0.5"]))
+    G: list[list[softmix.Exact]] = field(default_factory=lambda: exact_default([["1", 0], [0, "1/2"]]))
+
+
+def test_exact_default_keeps_the_written_default_and_the_check_gets_fractions():
+    raw = _WrittenDefaults()  # the defaults as written (what softmix show prints and a run records)
+    assert (raw.third, raw.m, raw.G) == ("1/3", [3, "0.5"], [["1", 0], [0, "1/2"]])
+    p = coerce_dataclass(_WrittenDefaults, {"third": raw.third, "m": raw.m, "G": raw.G})
+    assert p.third == Fraction(1, 3) and p.m == [3, Fraction(1, 2)] and p.G == [[1, 0], [0, Fraction(1, 2)]]
+    assert all(isinstance(x, Fraction) for x in [p.third, *p.m, *p.G[0], *p.G[1]])
 
 
 _TYPED_PLUGIN = '''

@@ -315,3 +315,15 @@ def test_lemma_b33_reduced_hessian_matches_the_tensor_rule_and_decides_seed_9344
     assert r["verdict"] == "confirmed" and all(c["refuted"] for c in r["negative_controls"])
     rows = r["evidence"]["configurations"][1]["evidence"]["numeric"]["rows"]
     assert any(x["method"].startswith("1-D") and x["passed"] for x in rows)
+
+
+def test_lemma_b3_keeps_its_verdict_without_docstrings(monkeypatch):
+    """lemma-b.3 takes its numeric rule's text from numerics.lda_bayes.numeric_constructions' docstring;
+    under ``python -OO`` (docstrings stripped) that was None and the claim errored (its control survived)."""
+    from softmix.checks.runner import run_claim
+    from softmix.numerics.lda_bayes import numeric_constructions
+
+    monkeypatch.setattr(numeric_constructions, "__doc__", None)
+    r = run_claim("lemma-b.3", profile="quick", seed=1)
+    assert r["verdict"] in ("verified", "confirmed"), r["evidence"]
+    assert r["negative_controls"] and all(c["refuted"] for c in r["negative_controls"])
