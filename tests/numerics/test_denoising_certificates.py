@@ -14,6 +14,7 @@ from softmix.numerics import (
 )
 from softmix.numerics.denoising_certificates import (  # noqa: E402
     ball_contains,
+    box_bounds_contain,
     contraction_certificate,
     linear_gap_1d,
     linear_gap_certificate,
@@ -61,6 +62,27 @@ def test_contraction_certificate_tristate():
     assert contraction_certificate(1, margin=Fraction(1, 1000))["status"] is False  # fails near 0
     assert contraction_certificate("1.05")["status"] is False  # above the threshold
     assert contraction_certificate(1, gain="2*lambda")["status"] is False
+
+
+@pytest.mark.parametrize("lam", [1, "0.85"])
+def test_box_bounds_contain_catches_a_wrong_ball_in_the_first_or_last_box(lam):
+    """The documented spot checks: the worst, first and last boxes of a cover are held against mpmath.  The
+    clean cover of tanh(lambda^2 u) < u passes; a ball shifted by 1/2 in the first or in the last box (the end
+    of the range, where a tail or endpoint defect would show) is certainly outside f there."""
+    cert = contraction_certificate(lam)
+    boxes, prec, lam2 = cert["_boxes"], int(cert["prec"]), cert["_lam2"]
+    f_mp = lambda l2, u: mpm.tanh(l2 * u) - u  # margin 0
+
+    def statuses(bx):
+        return [r["contains_f_at_ends_and_midpoint"] for r in box_bounds_contain(bx, -1, f_mp, prec, lam2)]
+
+    assert len(boxes) >= 4 and statuses(boxes) and all(x is True for x in statuses(boxes))
+    with B.precision(prec):
+        for i in (0, len(boxes) - 1):
+            bad = list(boxes)
+            a, b, ball = bad[i]
+            bad[i] = (a, b, ball + B.to_arb(Fraction(1, 2)))  # larger: not the worst box
+            assert False in statuses(bad), i
 
 
 def test_u_lambda_pinned_and_lambda_not_squared_root_outside():
