@@ -29,9 +29,10 @@ def test_v21_block_step_and_its_wrong_combination_control():
 
 
 def test_second_step_is_about_the_residual_sigma_f_minus_eta():
-    """Step (2), (sigma(f) - eta) f = v22 (2 e sigma(z) - e), e = sigma(f) - eta, at v21 = 0: at a drawn
-    point both sides equal (sigma(f) - eta) f with f from numerics.lda.f_theta_batch (no zero entry, f far from 0); eta enters (the
-    step is E[(sigma(f) - eta) f], the d_b R~ residual, not E[sigma(f) f])."""
+    """Step (2), (sigma(f) - eta) f = v22 (2 e sigma(z) - e), e = sigma(f) - eta, at v21 = 0: at a generic
+    point (no zero entry, f far from 0) both sides equal (sigma(f) - eta) f with f from
+    numerics.lda.f_theta_batch; eta enters (the step is E[(sigma(f) - eta) f], the d_b R~ residual, not
+    E[sigma(f) f])."""
     der = TA.lemma_b16_derivations(2)[1]
     m1, m_1, x, u12 = np.array([1.5, -0.5]), np.array([-1.0, 0.25]), np.array([1.0, -1.5]), np.array([0.5, -0.75])
     G = np.array([[2.0, 0.5], [0.5, 1.0]])
