@@ -90,3 +90,28 @@ def test_eigenbasis_coordinates_pair_m_i_with_lambda_i():
     l1, l2 = sp.Symbol("lambda1", real=True), sp.Symbol("lambda2", real=True)
     swapped = der.stated.xreplace({l1: l2, l2: l1})
     assert replace(der, stated=swapped).decide(seed=1)[0] == "refuted"
+
+
+def test_b9_sources_name_the_paper_appendix_and_the_lemma_of_the_ledger():
+    """Each B.9 derivation's source names the paper, its display's appendix and the lemma whose proof the
+    display belongs to; the expected names come from the display ledger (data/displays.toml: the display's
+    section and the steps-lemma-* claim citing the derivation), not from the derivation code."""
+    import tomllib
+    from pathlib import Path
+
+    import softmix.checks.paper as paper
+
+    ledger = tomllib.loads((Path(paper.__file__).parent / "data" / "displays.toml").read_text())
+    cited = {}  # derivation name -> (display section, citing step claim)
+    for disp in ledger["display"]:
+        names = disp.get("derivation")
+        for c in disp.get("claims", []):
+            if isinstance(names, list) and c.startswith("steps-"):
+                cited.update({n: (disp["section"], c) for n in names})
+    ders = T.b9_steps(2)
+    assert len(ders) == 7
+    for der in ders:
+        section, claim_id = cited[der.name]
+        lemma = "Lemma " + claim_id.removeprefix("steps-lemma-").upper()  # steps-lemma-b.32 -> Lemma B.32
+        assert der.source.startswith("Gabet-Boursier-Boyer 2026"), der.name
+        assert f"App. {section}" in der.source and lemma in der.source, (der.name, der.source)

@@ -7,6 +7,7 @@ from softmix.theory import denoising as TD
 from softmix.theory.denoising_heads import (
     circle_family_facts,
     derived_single_heads,
+    exchanged_endpoint_conditions,
     exp_groups,
     identity_solutions,
     positive_gamma_roots,
@@ -53,3 +54,39 @@ def test_circle_families_are_what_they_say(monkeypatch):
 
     monkeypatch.setattr(TD, "circle_means", unequal_by_k)
     assert circle_family_facts()["passed"] is False
+
+
+def test_exchanged_endpoint_conditions_hold_exactly_at_exchanged_heads_in_three_dimensions():
+    """Prop. C.4's 'for completeness' orientation, d = 3, gamma = xi, pi1 = 1/2, generic equal-norm means
+    (m1 . m2 != 0): a head built by hand with V m1 = a m2, V m2 = a m1 (a = xi^2/s) and V n = x (m1 + m2) + w n
+    (n = m1 x m2; V not symmetric), U = (gamma^2/s^2) V^-1, satisfies the conditions and realises f*; the
+    head with the transposed conditions (V^T m1 = a m2, V^T m2 = a m1, V^T n = w n + c m2 x n) satisfies
+    V m2 = a m1 and U^T dm = -dm/s but not V m1 = a m2, and does not realise f*.  In d = 2 with equal norms
+    V is forced symmetric (eigenvectors m1 + m2 and m1 - m2), so only d = 3 separates V from V^T."""
+    R = sp.Rational
+    g = xi = R(3, 2)
+    s, half = g**2 + xi**2, [R(1, 2), R(1, 2)]
+    a = xi**2 / s
+    m1, m2 = sp.Matrix([2, 1, 2]), sp.Matrix([2, -2, 1])  # |m1| = |m2| = 3, m1 . m2 = 4
+    n = m1.cross(m2)
+    basis = sp.Matrix.hstack(m1, m2, n)
+    V_ok = sp.Matrix.hstack(a * m2, a * m1, R(2, 3) * (m1 + m2) + R(5, 4) * n) * basis.inv()
+    V_tr = (sp.Matrix.hstack(a * m2, a * m1, R(5, 4) * n + R(3, 7) * m2.cross(n)) * basis.inv()).T
+    Us, Vs = sp.Matrix(3, 3, sp.symbols("U1:10")), sp.Matrix(3, 3, sp.symbols("V1:10"))
+    eqs = exchanged_endpoint_conditions(Us, Vs, m1, m2, g, xi)
+    z = sp.Matrix(sp.symbols("z1:4"))
+    fstar = TD.bayes_denoiser_conditioning(half, [m1, m2], g**2 * sp.eye(3), xi, z)
+
+    def conditions_hold(V):
+        at = dict(zip(list(Us) + list(Vs), list(g**2 / s**2 * V.inv()) + list(V)))
+        return all(sp.simplify(e.xreplace(at)) == 0 for e in eqs)
+
+    def residual(V):  # max |display - f*| at two rational queries, 40 digits
+        e = TD.single_head_display(half, [m1, m2], s * sp.eye(3), g**2 / s**2 * V.inv(), V, z) - fstar
+        qs = ([R(1, 3), R(-2, 5), R(7, 4)], [R(-3, 2), R(1, 7), R(2, 9)])
+        return max(abs(sp.N(v, 40)) for q in qs for v in e.xreplace(dict(zip(z, q))))
+
+    assert not V_ok.is_symmetric() and (V_ok * m1 - a * m2).is_zero_matrix
+    assert conditions_hold(V_ok) and residual(V_ok) < R(1, 10**30)
+    assert (V_tr * m2 - a * m1).is_zero_matrix and not (V_tr * m1 - a * m2).is_zero_matrix
+    assert not conditions_hold(V_tr) and residual(V_tr) > R(1, 100)
