@@ -181,6 +181,16 @@ def test_certificate_hessian_balls_match_the_reference_in_original_coordinates()
     assert np.max(np.abs(mid - Href)) <= 10 * err
 
 
+def test_small_nonzero_s_star_claims_no_null_direction():
+    """s* = c w* with c = 1e-12 != 0: the gate sigma(s0 + c w*^T X) is not affine in X, so F = (x1, x2, 1, gate)
+    has no null combination and H is positive definite (lambda_min ~ c^2: beyond the ball Cholesky at 128 bits).
+    The certificate must then decide nothing -- no lower bound, and no 'exact null direction' upper bound 0,
+    which exists only for s* = 0."""
+    cert = normal_hessian_certificate(**C1, s_scale=Fraction(1, 10**12))
+    assert cert["lambda_min_DC_DCt"]["status"] is True and cert["realizes_bayes_minimizer"]
+    assert cert["lower"] is None and cert["upper"] is None and "normal_eigenvalues" not in cert
+
+
 def test_integral_balls_contain_the_whole_line_reference_and_a_shifted_one_is_missed():
     refs = hessian_integrals_reference(**C1, s_scale=1, dps=30)
     shifted = {k: (v + mpm.mpf(10) ** -6 if k != "error" else v) for k, v in refs.items()}
