@@ -8,6 +8,9 @@
 * :func:`hessian_integrals_reference` -- the same six integrals over the whole line by mpmath
   Gauss-Legendre, without ball or truncation bound (the independent path the certificate's balls are
   checked against);
+* :func:`hessian_wbr_reference` -- H = E[kappa F F^T] in the original coordinates (w1, w2, b, r) by a
+  two-dimensional float64 Gauss-Hermite rule, without the one-dimensional reduction or the rotation the
+  certificate assembles H from (the independent path its Hessian balls are checked against);
 * :func:`enclosure_rows` -- does each ball contain its reference value (tri-state)?
 
 Needs python-flint (``ModuleNotFoundError`` otherwise).  Tested in tests/numerics/test_lda_certificates.py.
@@ -22,7 +25,8 @@ import numpy as np
 
 from . import balls as B
 
-__all__ = ["KAPPA_MOMENTS", "normal_hessian_certificate", "hessian_integrals_reference", "enclosure_rows"]
+__all__ = ["KAPPA_MOMENTS", "normal_hessian_certificate", "hessian_integrals_reference", "hessian_wbr_reference",
+           "enclosure_rows"]
 
 #: the (j, k) of the integrals E[kappa(t) t^j gate(t)^k] the Hessian is made of
 KAPPA_MOMENTS = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (0, 2)]
@@ -165,8 +169,9 @@ def _null_normal_direction(H, pi, chol_status, pivots):
 def normal_hessian_certificate(m1, m_minus1, pi_plus, s_scale=1, truncation=12, prec: int = 128) -> dict:
     """Certify the normal Hessian of the LDA risk at theta* in Theta_1^reg with s* = ``s_scale`` w* (d = 2,
     Gamma = I).  Returns the evidence (balls as strings), ``lower`` (a certified Fraction lower bound on the
-    smallest normal eigenvalue, or None), ``upper`` (an arb upper bound, or None) and ``integral_balls`` (the
-    six balls E[kappa t^j gate^k], keyed by (j, k); ``integrals`` holds them as strings)."""
+    smallest normal eigenvalue, or None), ``upper`` (an arb upper bound, or None), ``integral_balls`` (the
+    six balls E[kappa t^j gate^k], keyed by (j, k); ``integrals`` holds them as strings) and ``hessian_balls``
+    (the 4 x 4 balls of H in (w1, w2, b, r); ``H_wbr`` holds them as strings)."""
     from flint import arb
 
     m1, mm, pi, c_s, T = [_F(v) for v in m1], [_F(v) for v in m_minus1], _F(pi_plus), _F(s_scale), _F(truncation)
@@ -197,7 +202,7 @@ def normal_hessian_certificate(m1, m_minus1, pi_plus, s_scale=1, truncation=12, 
                 str(cH * cG) if (stH and stG) else None
         elif c_s == 0 and stG is True and realizes:
             upper, out["normal_eigenvalues"] = arb(0), _null_normal_direction(H, pi, chol_status, pivots)
-        out.update({"lower": lower, "upper": upper, "integral_balls": I})
+        out.update({"lower": lower, "upper": upper, "integral_balls": I, "hessian_balls": H})
         return out
 
 
@@ -242,6 +247,35 @@ def hessian_integrals_reference(m1, m_minus1, pi_plus, s_scale=1, dps: int = 30)
         # the 24-node rule's error bounds the 48-node one's
         out["error"] = max(abs(hi[jk] - lo[jk]) for jk in KAPPA_MOMENTS)
         return out
+
+
+def hessian_wbr_reference(m1, m_minus1, pi_plus, s_scale=1, n: int = 60) -> tuple:
+    """H = E[kappa(X) F F^T], F = (x1, x2, 1, gate(X)), from its definition in the original coordinates (d = 2,
+    Gamma = I): X ~ pi+ N(m1, I) + pi- N(m-1, I), kappa = eta (1 - eta), eta = sigma(w*^T X + b*), w* = m1 - m-1,
+    b* = (|m-1|^2 - |m1|^2)/2 + log(pi+/pi-), gate = sigma(s0 + c w*^T X) (s0 = log(pi+/pi-), c = s_scale).
+    Tensor Gauss-Hermite rule, ``n`` nodes per axis, float64.  Returns (H as a 4 x 4 array, error estimate
+    = the largest difference to the rule with 1.5 n + 2 nodes + 1e3 eps max|H|)."""
+    from scipy.special import expit
+
+    m1, mm = np.array([float(_F(v)) for v in m1]), np.array([float(_F(v)) for v in m_minus1])
+    pi, c = float(_F(pi_plus)), float(_F(s_scale))
+    ws, s0 = m1 - mm, np.log(pi / (1 - pi))
+    bs = (mm @ mm - m1 @ m1) / 2 + s0
+
+    def rule(k):
+        x, wt = np.polynomial.hermite_e.hermegauss(k)
+        X0 = np.stack(np.meshgrid(x, x, indexing="ij"), -1).reshape(-1, 2)
+        W0 = np.outer(wt, wt).ravel() / (2 * np.pi)
+        H = np.zeros((4, 4))
+        for pc, mc in ((pi, m1), (1 - pi, mm)):
+            X = mc + X0
+            eta = expit(X @ ws + bs)
+            F = np.column_stack([X, np.ones(len(X)), expit(s0 + c * (X @ ws))])
+            H += pc * (F * (W0 * eta * (1 - eta))[:, None]).T @ F
+        return H
+
+    H, H2 = rule(n), rule(int(1.5 * n) + 2)
+    return H2, float(np.max(np.abs(H - H2))) + 1e3 * np.finfo(float).eps * float(np.abs(H2).max())
 
 
 def enclosure_rows(balls: dict, refs: dict, dps: int, err=0) -> list:

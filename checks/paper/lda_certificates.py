@@ -93,6 +93,23 @@ def _integral_enclosures(p, cert):
     return _enclosure_part(rows, "integral enclosures"), mpm.nstr(refs["error"], 3)
 
 
+def _hessian_enclosures(p, cert):
+    """The 16 balls of H = E[kappa F F^T] in (w1, w2, b, r) against the same expectation from its definition in the
+    original coordinates (numerics.lda_hessian_certificate.hessian_wbr_reference: 2-D Gauss-Hermite, float64),
+    taken as a ball of radius 10 x its error estimate: checks the reduction to t = e.X and the rotation back."""
+    from softmix.numerics.lda_hessian_certificate import hessian_wbr_reference
+
+    B = _flint()
+    Href, err = hessian_wbr_reference(p.m1, p.m_minus1, p.pi_plus, p.s_scale)
+    rows = []
+    with B.precision(cert["prec"]):
+        for i, row in enumerate(cert["hessian_balls"]):
+            for j, ball in enumerate(row):
+                rows.append({"entry": f"H_wbr[{i}][{j}]", "ball": B.fmt(ball, 15), "reference": repr(float(Href[i, j])),
+                             "contains": B.ball_contains(ball, mpm.mpf(float(Href[i, j])), 10 * err)})
+    return _enclosure_part(rows, "hessian enclosures")
+
+
 def _threshold_status(B, cert, thr):
     with B.precision(cert["prec"]):
         if cert["lower"] is not None and cert["lower"] >= thr:
@@ -115,11 +132,13 @@ def _threshold_status(B, cert, thr):
                                 "a normal eigenvalue is exactly 0"},
        independence="derived side: ball-arithmetic (python-flint) enclosure of the normal Hessian; stated side: "
                     "positivity; rigour: its integral balls against 40-digit mpmath Gauss-Legendre over the whole line "
-                    "(at T and T = 4); shared: nothing")
+                    "(at T and T = 4), its Hessian balls against E[kappa F F^T] by a 2-D float64 Gauss-Hermite rule in "
+                    "the original coordinates; shared: nothing")
 def cert_normal_hessian(p: NormalHessian, ctx):
     """Verified iff the certified lower bound >= threshold and every integral ball contains its 40-digit value;
     refuted iff a Rayleigh quotient (an upper bound on the smallest normal eigenvalue) is certainly <= threshold,
-    or a ball certainly misses its value."""
+    or a ball certainly misses its value (an integral, or an entry of H against E[kappa F F^T] in the original
+    coordinates)."""
     wrong = ctx.control("s-star-zero")
     try:
         B = _flint()
@@ -127,7 +146,7 @@ def cert_normal_hessian(p: NormalHessian, ctx):
     except ModuleNotFoundError as e:
         return _no_flint(e)
     thr = (cert["lower"] or Fraction(0)) + 1 if ctx.control("shifted-threshold") else Fraction(0)
-    shown = {k: v for k, v in cert.items() if k not in ("lower", "upper", "integral_balls")}
+    shown = {k: v for k, v in cert.items() if k not in ("lower", "upper", "integral_balls", "hessian_balls")}
     row = {"statement": f"every normal eigenvalue of the risk Hessian at theta* > {thr}", "threshold": str(thr),
            "s_scale": str(0 if wrong else p.s_scale), "certificate": shown,
            "passed": _threshold_status(B, cert, thr)}
@@ -135,7 +154,7 @@ def cert_normal_hessian(p: NormalHessian, ctx):
     if wrong:  # the wrong-quantity control changes the integrals, not the method: enclosures checked in the claim's run
         return bound
     enclosures, ref_err = _integral_enclosures(p, cert)
-    return outcome(bound, enclosures, reference_error_estimate=ref_err)
+    return outcome(bound, enclosures, _hessian_enclosures(p, cert), reference_error_estimate=ref_err)
 
 
 # ---- Lemma B.32: coercivity constant C_1 = c0 sqrt(lambda_min(Gamma)) on C2 ----------------------------

@@ -1,6 +1,8 @@
 """numerics.lda_hessian_certificate and numerics.lda_coercivity_certificate: the ball-arithmetic certificates of
 checks/paper/lda_certificates.py against values computed independently (mpmath, scipy), the mistaken
 quantities of their wrong-quantity controls included."""
+from fractions import Fraction
+
 import mpmath as mpm
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from softmix.numerics.lda_coercivity_certificate import coercivity_certificate, 
 from softmix.numerics.lda_hessian_certificate import (  # noqa: E402
     enclosure_rows,
     hessian_integrals_reference,
+    hessian_wbr_reference,
     normal_hessian_certificate,
 )
 
@@ -135,6 +138,57 @@ def test_s_star_zero_hessian_has_exact_null_normal_direction():
     assert ne["cholesky_of_H"]["status"] is None  # singular H: the ball Cholesky cannot decide
     assert arb(ne["ball_rayleigh_of_H_at_z (must contain 0)"]).contains(0)
     assert cert["realizes_bayes_minimizer"] and cert["lambda_min_DC_DCt"]["status"] is True
+
+
+GENERIC = {"m1": ["1.5", "-0.5"], "m_minus1": ["0.25", "1"], "pi_plus": "0.3"}
+
+
+def test_hessian_wbr_reference_known_answers():
+    """The (b, r) block of E[kappa F F^T] depends on X through u = w*^T X only, u | class k ~ N(w*^T m_k, |w*|^2):
+    E[kappa], E[kappa gate], E[kappa gate^2] by mpmath quad (generic means, pi+ = 0.3, c = 0.7); with c = 0
+    the gate is the constant pi+, so the r column is pi+ times the b column."""
+    H, err = hessian_wbr_reference(**GENERIC, s_scale="0.7")
+    assert err < 1e-10 and np.max(np.abs(H - H.T)) < 1e-15
+    with mpm.workdps(30):
+        m1, mm = [mpm.mpf(x) for x in ("1.5", "-0.5")], [mpm.mpf(x) for x in ("0.25", "1")]
+        pi, c = mpm.mpf("0.3"), mpm.mpf("0.7")
+        ws = [a - b for a, b in zip(m1, mm)]
+        s0 = mpm.log(pi / (1 - pi))
+        bs = (sum(x * x for x in mm) - sum(x * x for x in m1)) / 2 + s0
+        sd = mpm.sqrt(sum(x * x for x in ws))
+        sig = lambda x: 1 / (1 + mpm.exp(-x))  # noqa: E731
+
+        def E(k):
+            tot = 0
+            for pc, mc in ((pi, m1), (1 - pi, mm)):
+                mu = sum(a * b for a, b in zip(ws, mc))
+                f = lambda u: sig(u + bs) * (1 - sig(u + bs)) * sig(s0 + c * u) ** k * mpm.npdf(u, mu, sd)  # noqa
+                tot += pc * mpm.quad(f, [-mpm.inf, mu - 5 * sd, mu, mu + 5 * sd, mpm.inf])
+            return float(tot)
+        want = [E(0), E(1), E(2)]
+    assert [H[2, 2], H[2, 3], H[3, 3]] == pytest.approx(want, rel=1e-11, abs=1e-13)
+    H0, _ = hessian_wbr_reference(**GENERIC, s_scale=0)
+    assert np.max(np.abs(H0[:, 3] - 0.3 * H0[:, 2])) < 1e-15
+
+
+def test_certificate_hessian_balls_match_the_reference_in_original_coordinates():
+    """The certificate assembles H from one-dimensional integrals in t = e.X rotated back to (w1, w2); every ball
+    lies within 10 x the reference's error estimate of E[kappa F F^T] computed in the original coordinates
+    (generic means, pi+ = 0.3, c = 0.7)."""
+    cert = normal_hessian_certificate(**GENERIC, s_scale="0.7")
+    Href, err = hessian_wbr_reference(**GENERIC, s_scale="0.7")
+    mid = np.array([[float(x.mid()) for x in r] for r in cert["hessian_balls"]])
+    assert np.max(np.abs(mid - Href)) <= 10 * err
+
+
+def test_small_nonzero_s_star_claims_no_null_direction():
+    """s* = c w* with c = 1e-12 != 0: the gate sigma(s0 + c w*^T X) is not affine in X, so F = (x1, x2, 1, gate)
+    has no null combination and H is positive definite (lambda_min ~ c^2: beyond the ball Cholesky at 128 bits).
+    The certificate must then decide nothing -- no lower bound, and no 'exact null direction' upper bound 0,
+    which exists only for s* = 0."""
+    cert = normal_hessian_certificate(**C1, s_scale=Fraction(1, 10**12))
+    assert cert["lambda_min_DC_DCt"]["status"] is True and cert["realizes_bayes_minimizer"]
+    assert cert["lower"] is None and cert["upper"] is None and "normal_eigenvalues" not in cert
 
 
 def test_integral_balls_contain_the_whole_line_reference_and_a_shifted_one_is_missed():

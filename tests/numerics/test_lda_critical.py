@@ -61,6 +61,26 @@ def test_curvature_along_matches_lemma_b22_slope():
     assert abs(fit[1] - slope) <= 1e-3 * abs(slope) and slope < 0 and abs(fit[0]) < 1e-6 * abs(slope)
 
 
+def test_curvature_along_error_is_documented_bound():
+    """The error estimate of q(t) = h^T H h is |H(n) - H(1.5n+2)|_max |h|_1^2 + 1e3 eps max|H| |h|_2^2 (the bound
+    |h^T E h| <= max|E_ij| (sum |h_i|)^2), with h_t built by hand from Lemma B.22's direction: dU11 = -t gw
+    (G dv21)^T, du12 = -dU11 dm / 2, dv21 = gw / |gw|, dv22 = 0 (G = I on C1)."""
+    P = N.LDAProblem.from_params(N.C1)
+    y = np.array([3.07216696, 0.73913927, -0.80403316])
+    y, _ = LL.newton_polish(lambda q: LL.restricted_risk(P, q, 2)[1:], y)
+    th, gw, _ = LL.complete_v21zero_critical(P, y)
+    ts, q, err, _slope, H, qerr, _n = LC.curvature_along(P, th, gw, 32, 64, [0, 1, 4, 16])
+    m1, m_1, G, *_ = P.arrays()
+    dv = gw / np.linalg.norm(gw)
+    for t, e in zip(ts, err):
+        dU = -t * np.outer(gw, G @ dv)
+        parts = [dU.ravel(), -dU @ (m1 - m_1) / 2, dv]
+        l1, l2sq = sum(np.abs(x).sum() for x in parts), sum((x * x).sum() for x in parts)
+        want = qerr * l1**2 + 1e3 * np.finfo(float).eps * np.abs(H).max() * l2sq
+        assert e == pytest.approx(want, rel=1e-10)
+    assert max(ts) >= 16 and qerr > 0
+
+
 def test_v21zero_critical_points_are_critical():
     P = N.LDAProblem.from_params(N.C1)
     pts = LC.v21zero_critical_points(P, 32, 0, np.random.default_rng(1))

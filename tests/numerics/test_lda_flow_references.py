@@ -136,3 +136,18 @@ def test_transverse_amplification_at_least_one():
     th = D.to_theta(D.random_tk_point(np.random.default_rng(0), PK, 4))
     field = lambda t: -D.grad_theta_fast(P, t, 8)[1]
     assert FR.transverse_amplification(field, th, 0.5, 0.1, 4, D.projector_numeric(PK)) >= 1.0
+
+
+def test_random_krylov_case_eigenvalues_span_one_to_nine():
+    """Gamma = Q diag(lam) Q^T with lam distinct integers from 1..9 (documented range): Q^T Gamma Q is that
+    diagonal exactly, and over 20 draws in d = 4 every value 1..9 occurs (a draw misses a given value with
+    probability 5/9, 20 draws all miss it with probability < 1e-5 per value)."""
+    rng = np.random.default_rng(11)
+    seen = set()
+    for _ in range(20):
+        G, _m, Q = FR.random_krylov_case(rng, 4, False, False)
+        Dg = (Q.T * G * Q).applyfunc(sp.cancel)
+        lam = [Dg[i, i] for i in range(4)]
+        assert Dg == sp.diag(*lam) and all(x.is_integer and 1 <= x <= 9 for x in lam) and len(set(lam)) == 4
+        seen |= {int(x) for x in lam}
+    assert seen == set(range(1, 10))

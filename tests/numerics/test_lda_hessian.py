@@ -24,6 +24,24 @@ def test_projected_rule_agrees_with_the_tensor_rule_and_catches_a_dropped_comple
     assert not projected_vs_full_rule(P, np.random.default_rng(0))["passed"]
 
 
+def test_projected_rule_check_covers_the_k0_point_w_s_zero(monkeypatch):
+    """The check's third point is w = s = 0 (k = 0: the projected rule reduces to its complement terms): an error
+    of the projected rule only there (R~ off by 1e-6 when w = s = 0) must make the check fail."""
+    P = N.LDAProblem.from_params(ANISO)
+    orig = N.eff_risk
+
+    def wrong_at_k0(prob, z, order=0, n=48, dps=None, full_basis=False):
+        R, *rest = orig(prob, z, order, n, dps, full_basis)
+        d = prob.d
+        if not full_basis and not np.any(np.asarray(z)[:d]) and not np.any(np.asarray(z)[d + 2:]):
+            R = R + 1e-6
+        return (R, *rest)
+
+    monkeypatch.setattr(N, "eff_risk", wrong_at_k0)
+    rows = projected_vs_full_rule(P, np.random.default_rng(0))["points"]
+    assert [r["passed"] for r in rows] == [True, True, False]
+
+
 def test_derivatives_agree_with_finite_differences_and_a_perturbed_hessian_does_not(monkeypatch):
     P = N.LDAProblem.from_params({"m1": [1], "m_1": ["-0.5"], "Gamma": [[2]], "pi_plus": "0.3"})
     theta = [mpm.mpf(k) / 8 for k in (3, -2, 5, 1)]

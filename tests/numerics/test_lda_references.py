@@ -84,3 +84,17 @@ def test_escape_l1_reference_catches_a_wrong_delta(monkeypatch):
     monkeypatch.setattr(LL, "escape_delta", wrong)
     v, e = LL.escape_l1(P, c, 20.0)
     assert abs(v - ref) > 100 * (e + err) + 1e-10
+
+
+def test_sign_changes_returns_only_zeros():
+    """_sign_changes gives the zeros of delta on mu + sd [-12, 12], and nothing else: for
+    delta(u) = (u - 0.3)(u + 2.1)(u - 5.7) / 50 (mu = 0.4, sd = 1.3; small values, so that neighbouring grid
+    values of one sign multiply to less than 1) exactly the three roots, each to bisection accuracy."""
+    import mpmath as mpm
+
+    with mpm.workdps(20):
+        roots = [mpm.mpf("0.3"), mpm.mpf("-2.1"), mpm.mpf("5.7")]
+        delta = lambda u: (u - roots[0]) * (u - roots[1]) * (u - roots[2]) / 50
+        cuts = REF._sign_changes(delta, mpm.mpf("0.4"), mpm.mpf("1.3"))
+        assert len(cuts) == 3
+        assert all(abs(c - r) < mpm.mpf(10) ** -15 for c, r in zip(sorted(cuts), sorted(roots)))
