@@ -50,3 +50,21 @@ def test_cauchy_kernel_and_unknown_names():
         alignment("laplace", mpm.eye(1), 1)
     with pytest.raises(ValueError, match="no closed form"):
         component_closed_form("cauchy", mpm.matrix([0]), mpm.matrix([[1]]), mpm.matrix([0]), mpm.eye(1), 1)
+
+
+def test_tanh_sinh_takes_the_query_first_for_a_kernel_that_is_not_symmetric():
+    """``kernel(z, x)`` (query first) for any positive kernel.  The three named kernels are symmetric in
+    d = 1, so here a(z, x) = exp(b(z) x) with b(z) = 0.9 z + 0.5 (a softmax score with a key bias): each
+    component is tilted by b, N(m, v) -> mass exp(b m + b^2 v / 2), mean m + v b; an atom at m has mass
+    exp(b m) (by hand).  Mixture of an atom and two Gaussians, unequal weights, z = 0.2."""
+    w, m, v = ["0.25", "0.45", "0.3"], ["0.5", "-1", "1.3"], ["0", "0.8", "0.4"]
+    mix = GaussianMixture.from_values(w, [[x] for x in m], [[[x]] for x in v])
+    with mpm.workdps(30):
+        z = mpm.mpf("0.2")
+        b = mpm.mpf("0.9") * z + mpm.mpf("0.5")
+        k = lambda zz, x: mpm.exp((mpm.mpf("0.9") * zz[0] + mpm.mpf("0.5")) * x[0])
+        T, err = attention_tanh_sinh_1d(mix, k, mpm.matrix([z]), 30)
+        W, M, V = ([mpm.mpf(x) for x in c] for c in (w, m, v))
+        mass = [W[i] * mpm.exp(b * M[i] + b * b * V[i] / 2) for i in range(3)]
+        ref = sum(mass[i] * (M[i] + V[i] * b) for i in range(3)) / sum(mass)
+        assert err < mpm.mpf(10) ** -20 and abs(T[0] - ref) < mpm.mpf(10) ** -20

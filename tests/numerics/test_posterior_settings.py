@@ -57,6 +57,23 @@ def test_posterior_mean_against_quadrature_three_components_one_point_mass():
             assert abs(mp - ref) < mpm.mpf(10) ** -25 * max(1, abs(ref))
 
 
+def test_posterior_mean_mp_defaults_to_50_digits():
+    """``posterior_mean_mp(clean, noise, z)`` without ``dps``: 50 digits (the documented default), i.e. each
+    value is the true f*(z) rounded once to 50 digits.  The true value at 80 digits, written out by hand for
+    d = 1 (gates pi_k N(z; m_k, v_k + n), means m_k + v_k (z - m_k) / (v_k + n); the formula is checked against
+    quadrature above); three queries, so a coarser default cannot match all of them by chance."""
+    for z in ("-3.1", "0.25", "1.7"):
+        with mpm.workdps(80):
+            zz, n = mpm.mpf(z), mpm.mpf("0.45")
+            w, m, v = ([mpm.mpf(x) for x in c] for c in (["0.2", "0.5", "0.3"], ["-1.3", "0.4", "2.1"],
+                                                         ["0.3", "0.8", "0"]))
+            g = [w[k] * mpm.npdf(zz, m[k], mpm.sqrt(v[k] + n)) for k in range(3)]
+            ref = sum(g[k] * (m[k] + v[k] * (zz - m[k]) / (v[k] + n)) for k in range(3)) / sum(g)
+        got = posterior_mean_mp(CLEAN3, "0.45", [z])[0]
+        with mpm.workdps(50):
+            assert got == +ref, (z, got - ref)
+
+
 def test_posterior_mean_against_the_two_component_reference_and_at_large_scores():
     task = DN.DenoisingTask.from_params({"m1": ["1.2", "-0.7", "0.3"], "m2": ["-0.4", "0.9", "1.1"], "gamma": "0.8",
                                          "xi": "1.3", "pi1": "0.35"})

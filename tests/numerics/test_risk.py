@@ -149,6 +149,38 @@ def test_mixture_average_monte_carlo_against_gaussian_closed_form():
     assert abs(b["K"] - a["K"]) < 5 * b["standard_error"]["K"]
 
 
+def test_past_the_threshold_r_inf_is_plain_monte_carlo_with_its_closed_form_standard_error():
+    """Past the threshold (lambda* = 3.0 here) K is infinite and only R_inf is averaged; R_inf is a quadratic in z,
+    so plain sampling of the queries has finite variance and the reported standard error is that of a plain
+    stratified mean.  By hand: on Gaussian tokens N(m, G) the infinite-prompt prediction is sum_h W_h V_h (m + G U_h z),
+    so r = A z - c with A = B - sum_h W_h V_h G U_h, c = sum_h W_h V_h m; for z ~ N(mu_j, S_j), y = A z - c ~ N(b_j,
+    C_j) and Var ||y||^2 = 2 tr C_j^2 + 4 b_j^T C_j b_j, E = ||b_j||^2 + tr C_j (+ tr N).  The Monte Carlo path is
+    taken with the Gaussian written as two identical components (same law)."""
+    mix, heads, t = _setup(GAUSS)
+    dup = GaussianMixture.from_json_obj({"weights": ["0.3", "0.7"], "means": GAUSS["means"] * 2,
+                                         "covariances": GAUSS["covariances"] * 2})
+    qobj = {"weights": ["0.6", "0.4"], "means": [["0", "0", "0"], ["0.2", "-0.1", "0"]],
+            "covariances": [[["9", "1", "0"], ["1", "6", "0"], ["0", "0", "0"]],
+                            [["8", "0", "0"], ["0", "7", "0"], ["0", "0", "0"]]]}
+    f = lambda M: np.array(M, float)  # noqa: E731
+    m, G = f(GAUSS["means"][0]), f(GAUSS["covariances"][0])
+    A, c = f(TARGET["B"]), np.zeros(2)
+    for h in HEADS:
+        WV = f(h["W"]) @ f(h["V"])
+        A, c = A - WV @ G @ f(h["U"]), c + WV @ m
+    n, mean, var = 20000, 0.0, 0.0
+    for wj, mu, S in zip(f(qobj["weights"]), qobj["means"], qobj["covariances"]):
+        b, C = A @ f(mu) - c, A @ f(S) @ A.T
+        nj = round(n * wj)
+        mean += wj * (b @ b + np.trace(C) + 0.3)
+        var += wj**2 * (2 * np.trace(C @ C) + 4 * b @ C @ b) / nj
+    out = RK.averaged_risk(dup, heads, GaussianMixture.from_json_obj(qobj), t, n_mc=n, seed=11)
+    assert out["method"] == "monte-carlo" and not out["finite"] and out["K"] == math.inf
+    se = out["standard_error"]["risk_infinite"]
+    assert se == pytest.approx(math.sqrt(var), rel=0.15), (se, math.sqrt(var))
+    assert abs(out["risk_infinite"] - mean) < 5 * math.sqrt(var)
+
+
 def test_threshold_and_log_power():
     mix = GaussianMixture.from_json_obj(GAUSS)
     q = GaussianMixture.from_json_obj({"weights": ["1"], "means": [["0", "0", "0"]],

@@ -69,6 +69,33 @@ def test_head_tails_of_a_zero_tilt_are_one():
     assert 1 < rho < k4
 
 
+def test_head_tails_known_answers_gaussian_closed_form_and_mixture_by_quadrature():
+    """One Gaussian N(m, G): M(a) = exp(a.m + a.G.a / 2), so rho = M(2a) / M(a)^2 = exp(a.G.a) and
+    M(4a) / M(a)^4 = exp(6 a.G.a) (by hand), a = U z.  A two-component mixture in d = 1: M(t) as the
+    integral of exp(t x) against the density, by mpmath quadrature at 30 digits."""
+    import mpmath as mpm
+
+    g, heads, _q, _t = _setup()
+    z = np.array([0.8, -0.4, 0.6])
+    G = np.array(GAUSS["covariances"][0], float)
+    for (rho, k4), h in zip(RR.head_tails(g, heads, z), heads):
+        a = h.arrays()[0] @ z
+        q = float(a @ G @ a)
+        assert rho == pytest.approx(math.exp(q), rel=1e-12) and k4 == pytest.approx(math.exp(6 * q), rel=1e-12)
+    mix = GaussianMixture.from_json_obj({"weights": ["0.35", "0.65"], "means": [["-0.4"], ["1.1"]],
+                                         "covariances": [[["0.3"]], [["0.8"]]]})
+    head = RK.parse_heads([{"U": [["0.9"]], "V": [["1"]]}], 1)
+    zq = 0.7
+    with mpm.workdps(30):
+        dens = lambda x: (mpm.mpf("0.35") * mpm.npdf(x, mpm.mpf("-0.4"), mpm.sqrt(mpm.mpf("0.3")))
+                          + mpm.mpf("0.65") * mpm.npdf(x, mpm.mpf("1.1"), mpm.sqrt(mpm.mpf("0.8"))))
+        M = lambda t: mpm.quad(lambda x: mpm.exp(t * x) * dens(x), [-mpm.inf, 0, mpm.inf])
+        t = mpm.mpf("0.9") * mpm.mpf(zq)
+        ref = (float(M(2 * t) / M(t) ** 2), float(M(4 * t) / M(t) ** 4))
+    rho, k4 = RR.head_tails(mix, head, np.array([zq]))[0]
+    assert rho == pytest.approx(ref[0], rel=1e-10) and k4 == pytest.approx(ref[1], rel=1e-10)
+
+
 def test_duplicated_gaussian_is_the_same_law():
     d = RR.duplicated_gaussian(GAUSS, ("0.3", "0.7"))
     g, heads, q, t = _setup()

@@ -1,0 +1,63 @@
+"""numerics.parsing: the documented input limits (docs/input.md, "Limits") and the refusal of an
+unreadable file, as the command line shows them (one line on stderr, exit 2).  The numbers come
+from docs/input.md, never from ``LIMITS``, so a changed limit is seen here."""
+import errno
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from softmix.numerics.errors import InputError
+from softmix.numerics.parsing import load_json_file, parse_number
+
+EYE = [[1, 0], [0, 1]]
+MIX = {"weights": ["0.3", "0.7"], "means": [[0, 0], [1, "-1/2"]], "covariances": [EYE, [["2", "0.5"], ["0.5", 1]]]}
+
+
+def _attention(tmp_path, mixture="mix.json", query="0,0"):
+    (tmp_path / "mix.json").write_text(json.dumps(MIX))
+    (tmp_path / "I.json").write_text(json.dumps(EYE))
+    return subprocess.run([sys.executable, "-m", "softmix", "attention", "--mixture", mixture, "--U", "I.json",
+                           "--V", "I.json", "--query", query], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
+
+
+def _one_line_exit_2(r):
+    lines = [x for x in r.stderr.splitlines() if x.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    return lines[0]
+
+
+def test_a_decimal_of_1000_significant_digits_is_read_exactly_and_1001_is_refused(tmp_path):
+    """docs/input.md: at most 1000 significant digits in one decimal.  At the limit the value is exact
+    (a hand-written fraction); one digit more is refused by the command line with one line, exit 2."""
+    digits = "1" * 999 + "7"
+    assert parse_number("0." + digits) == Fraction(int(digits), 10 ** 1000)
+    assert _attention(tmp_path, query="0,0." + digits).returncode == 0
+    line = _one_line_exit_2(_attention(tmp_path, query="0,0." + digits + "3"))
+    assert line.startswith("softmix: error: --query[1]: number ") and "has 1001 significant digits" in line
+
+
+def test_a_missing_file_is_one_line_naming_it_and_the_reason_once(tmp_path):
+    """The reason is the operating system's own message (os.strerror), written once, the path once."""
+    reason = os.strerror(errno.ENOENT)
+    line = _one_line_exit_2(_attention(tmp_path, mixture="missing.json"))
+    assert line == f"softmix: error: missing.json: cannot read file ({reason})"
+    with pytest.raises(InputError) as e:
+        load_json_file(tmp_path / "missing.json")
+    assert str(e.value) == f"{tmp_path / 'missing.json'}: cannot read file ({reason})"
+
+
+def test_an_os_error_without_an_errno_still_gives_its_message(tmp_path, monkeypatch):
+    """An OSError raised with a bare message (no errno, ``strerror`` None) is reported by that message."""
+    def stat(self, *a, **k):
+        raise OSError("device went away")
+
+    monkeypatch.setattr(Path, "stat", stat)
+    with pytest.raises(InputError) as e:
+        load_json_file(tmp_path / "f.json")
+    assert str(e.value) == f"{tmp_path / 'f.json'}: cannot read file (device went away)"

@@ -1,0 +1,43 @@
+"""numerics.rho_certificate: the lower bounds stay rigorous when the precision is too low to certify
+lambda_min(G_k) (the curvature method must then assume lambda_min >= 0, nothing more)."""
+from fractions import Fraction
+
+import mpmath as mpm
+import pytest
+
+# two components, unequal weights, non-diagonal covariances: lambda_min = 0.7 and 0.5 - sqrt(0.02) (by hand)
+MIX = {"weights": ["0.35", "0.65"], "means": [["0.2", "-0.1"], ["-0.6", "0.3"]],
+       "covariances": [[["1", "0.3"], ["0.3", "1"]], [["0.6", "-0.1"], ["-0.1", "0.4"]]]}
+ONE = {"weights": ["1"], "means": MIX["means"][:1], "covariances": MIX["covariances"][:1]}  # log rho = a.G.a
+
+
+def _log_rho(mix, a):
+    """log M(2a) - 2 log M(a), M(a) = sum_k w_k exp(a.m_k + a.G_k.a / 2) (Gaussian moment generating function)."""
+    w = [mpm.mpf(x) for x in mix["weights"]]
+    m = [[mpm.mpf(x) for x in v] for v in mix["means"]]
+    G = [[[mpm.mpf(x) for x in r] for r in C] for C in mix["covariances"]]
+    M = lambda t: mpm.fsum(w[k] * mpm.exp(sum(t[i] * m[k][i] for i in range(2))  # noqa: E731
+                                          + sum(t[i] * G[k][i][j] * t[j] for i in range(2) for j in range(2)) / 2)
+                           for k in range(len(w)))
+    return mpm.log(M([2 * x for x in a])) - 2 * mpm.log(M(a))
+
+
+@pytest.mark.parametrize("mix", [MIX, ONE], ids=["two-components", "one-gaussian"])
+@pytest.mark.parametrize("prec", [20, 96])
+def test_bounds_lie_below_log_rho_and_lambda_min_bounds_below_lambda_min(mix, prec):
+    """At 20 bits the Cholesky of G_k - c I (c just below the float eigenvalue) cannot be certified, so the
+    curvature method must use lambda_min >= 0; at 96 bits it is certified.  Either way each box's bound lies below
+    log rho at the box centre (30 digits), and each reported lambda_min lower bound below the true lambda_min.
+    The boxes lie along the direction (1, -1), where a.G_1.a / |a|^2 is smallest."""
+    pytest.importorskip("flint")
+    from softmix.numerics import rho_certificate as RC
+
+    cert = RC.rho_lower_bounds(mix, [["0.3", "0.5"], ["-0.5", "-0.3"]], grid=4, prec=prec)
+    with mpm.workdps(30):
+        lam_true = [mpm.mpf("0.7"), mpm.mpf("0.5") - mpm.sqrt(mpm.mpf("0.02"))]
+        lows = [Fraction(s) for s in cert["lambda_min_lower_G_k"]]
+        assert all(mpm.mpf(x.numerator) / x.denominator <= t for x, t in zip(lows, lam_true)), lows
+        for b in cert["boxes"]:
+            c = [(Fraction(lo) + Fraction(hi)) / 2 for lo, hi in b["box"]]
+            lr = _log_rho(mix, [mpm.mpf(x.numerator) / x.denominator for x in c])
+            assert float(b["bound"].upper()) <= lr, (b["box"], b["log_rho_ge"], lr)
