@@ -429,3 +429,27 @@ def test_numpy_array_fields_are_read_and_written_back_as_arrays():
         for over in cands:
             assert all(isinstance(x, np.ndarray) for x in over.values())
             assert a.holds({**v, **over}) is False
+
+
+def test_an_assumption_on_a_mixture_in_pieces_works_end_to_end(tmp_path):
+    """As a process: Centred("pi_plus", "m1", "m_1") on a claim (it ended in an IndexError before the
+    views read vectors as means): verified with both controls refuted, the assumption-dropped one
+    included; a --config that breaks it is exit 2 with one line naming the assumption."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    plugin = str(Path(__file__).resolve().parents[1] / "plugins" / "centred_split.py")
+    base = [sys.executable, "-m", "softmix", "verify", "centred-split", "--plugin", plugin, "--no-engine-controls"]
+    out = tmp_path / "out.json"
+    r = subprocess.run([*base, "--json", str(out)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    (res,) = json.loads(out.read_text())["claims"]
+    assert res["verdict"] in ("verified", "confirmed")
+    assert {c["id"]: c["verdict"] for c in res["negative_controls"]} == {"swapped-weights": "refuted",
+                                                                        "without:centred": "refuted"}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"centred-split": {"m_1": ["-1", "3"]}}))
+    r = subprocess.run([*base, "--config", str(bad)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "assumption centred" in r.stderr
