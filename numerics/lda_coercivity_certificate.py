@@ -22,7 +22,8 @@ import numpy as np
 
 from . import balls as B
 
-__all__ = ["softplus_expectation_bounds", "coercivity_certificate", "unit_vector_or_list"]
+__all__ = ["softplus_expectation_bounds", "softplus_bounds_check", "STRESS_CASES", "coercivity_certificate",
+           "unit_vector_or_list"]
 
 
 def _F(x) -> Fraction:
@@ -152,9 +153,44 @@ def _softplus_enclosure(row):
             (False if (lo_ok is False or hi_ok is False) else None)}
 
 
+#: (mu, sigma, K, N) on which every term of the softplus bounds carries weight: K = 1 leaves a third of the mass
+#: to the tail term; four pieces of width 1 on a steep, nearly linear integrand make each piece and each chord's
+#: slope count (a bound function that passes at the certificate's fine partition can still be wrong in a term
+#: that only weighs 1e-20 there)
+STRESS_CASES = ((Fraction(0), Fraction(1, 10), 1, 8), (Fraction(-5), Fraction(1, 2), 2, 4))
+
+
+def softplus_bounds_check(mu, sigma, K: int, N: int) -> dict:
+    """The bounds of :func:`softplus_expectation_bounds` at (``mu``, ``sigma``, ``K``, ``N``) against
+    E log(1 + exp(-(mu + sigma U))) by mpmath quadrature (30 digits, split at the kink): ``contains`` is True
+    when lower <= E <= upper certainly and each bound is within its convexity slack of E -- h^2 sigma^2 / 32
+    (tangent and chord of a convex function of curvature <= sigma^2 / 4 on pieces of width h = 2K/N) plus the
+    tail E[(log 2 + |mu| + sigma |U|); |U| > K] -- False when a bound certainly misses E or certainly exceeds
+    its slack, None otherwise.  On a coarse partition a left-out piece, tail term or chord slope shows."""
+    with mpm.workdps(30):
+        m, sg = mpm.mpf(_F(mu).numerator) / _F(mu).denominator, mpm.mpf(_F(sigma).numerator) / _F(sigma).denominator
+        f = lambda u: mpm.log1p(mpm.exp(-(m + sg * u))) * mpm.npdf(u)  # noqa: E731
+        ref = mpm.quad(f, [-mpm.inf, -m / sg, 0, mpm.inf] if sg > 0 else [-mpm.inf, 0, mpm.inf])
+        h = mpm.mpf(2 * K) / N
+        slack = h ** 2 * sg ** 2 / 32 + (mpm.log(2) + abs(m)) * 2 * mpm.ncdf(-K) + 2 * sg * mpm.npdf(K) \
+            + mpm.mpf(10) ** -20
+        lo, hi = softplus_expectation_bounds(B.to_arb(_F(mu)), B.to_arb(_F(sigma)), K, N)
+        lo_l, lo_u = mpm.mpf(lo.lower().str(30, radius=False)), mpm.mpf(lo.upper().str(30, radius=False))
+        hi_l, hi_u = mpm.mpf(hi.lower().str(30, radius=False)), mpm.mpf(hi.upper().str(30, radius=False))
+        if lo_l > ref or hi_u < ref or lo_u < ref - slack or hi_l > ref + slack:
+            ok = False
+        elif lo_u <= ref <= hi_l and lo_l >= ref - slack and hi_u <= ref + slack:
+            ok = True
+        else:
+            ok = None
+        return {"quantity": f"softplus bounds at K = {K}, N = {N} (mu = {mpm.nstr(m, 6)}, sigma = {mpm.nstr(sg, 6)})",
+                "value": mpm.nstr(ref, 15), "slack": mpm.nstr(slack, 3), "contains": ok}
+
+
 def _enclosures(M2, M, c0, C1, endpoint, lmin, rows):
     """Balls against 40-digit mpmath values of M, c0 (the endpoint used) and, for a diagonal Gamma, C1; the
-    softplus bounds of the first and last sampled rows against a float64 quadrature."""
+    softplus bounds of the first and last sampled rows against a float64 quadrature, and the bound function on
+    the :data:`STRESS_CASES` (:func:`softplus_bounds_check`)."""
     with mpm.workdps(40):
         Mm = mpm.sqrt(mpm.mpf(M2.numerator) / M2.denominator)
         c0m = mpm.npdf(Mm) - Mm * mpm.ncdf(-Mm) if endpoint == "-M" else Mm * mpm.ncdf(Mm) + mpm.npdf(Mm)
@@ -165,7 +201,8 @@ def _enclosures(M2, M, c0, C1, endpoint, lmin, rows):
             lmm = mpm.mpf(lmin.numerator) / lmin.denominator
             enc.append({"quantity": "C1", "contains": B.ball_contains(C1, c0m * mpm.sqrt(lmm), rad)})
         c0_mpmath = mpm.nstr(mpm.npdf(Mm) - Mm * mpm.ncdf(-Mm), 30)
-    return enc + [_softplus_enclosure(rows[0]), _softplus_enclosure(rows[-1])], c0_mpmath
+    stress = [softplus_bounds_check(*case) for case in STRESS_CASES]
+    return enc + [_softplus_enclosure(rows[0]), _softplus_enclosure(rows[-1])] + stress, c0_mpmath
 
 
 def coercivity_certificate(d: int, m1, Gamma, rng, random_directions: int = 2, radii=("0.5", "2", "8"),

@@ -201,3 +201,17 @@ def test_integral_balls_contain_the_whole_line_reference_and_a_shifted_one_is_mi
             assert all(r["contains"] is True for r in rows), rows
     with B.precision(cert["prec"]):  # T = 12: balls of radius ~1e-30 miss a reference moved by 1e-6
         assert all(r["contains"] is False for r in enclosure_rows(cert["integral_balls"], shifted, 30, refs["error"]))
+
+
+def test_softplus_bounds_check_accepts_the_bounds_and_refuses_a_wrong_term(monkeypatch):
+    """The coercivity claim's self-check of its bound function: True on the stress cases; False when the upper
+    bound loses the tail term (it falls below E at K = 1) or gains a chord's worth of slack (beyond convexity)."""
+    import softmix.numerics.lda_coercivity_certificate as LC
+
+    with B.precision(96):
+        assert [LC.softplus_bounds_check(*c)["contains"] for c in LC.STRESS_CASES] == [True, True]
+        true_bounds = LC.softplus_expectation_bounds
+        for shift in ("-0.5", "0.5"):  # below E (a term lost), or looser than convexity allows
+            monkeypatch.setattr(LC, "softplus_expectation_bounds",
+                                lambda *a, s=shift: (true_bounds(*a)[0], true_bounds(*a)[1] + B.to_arb(s)))
+            assert LC.softplus_bounds_check(*LC.STRESS_CASES[0])["contains"] is False
