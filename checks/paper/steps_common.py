@@ -10,19 +10,34 @@ derivation by name; :func:`step_claim` exposes the names through ``derivations=`
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from softmix.theory.steps_common import perturbed_all
 
 from ..api import claim, decide, outcome, part
 
-__all__ = ["StepParams", "step_claim", "SOURCE"]
+__all__ = ["StepParams", "step_claim", "check_labels", "SOURCE"]
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 _NOTE = ("SymPy identities in general symbols (every entry of the displays a free symbol); the numeric search "
          "for a counterexample draws its random rational points from the run's seed, so no configuration is drawn")
 _CONTROLS = {"perturbed-step": "every stated side altered by an additive term (1/7 s + 2/11, s a free symbol); "
                                "every numerically checked estimate tightened by a factor 4"}
+
+
+#: a step derivation's name begins with the display it decides, as the ledger cites it ("B.12#6 ...", "4.2#3 ...")
+_DISPLAY_LABEL = re.compile(r"^([A-C]\.)?\d+(\.\d+)*#\d+\b")
+
+
+def check_labels(ds) -> None:
+    """Every derivation of a step claim is labelled by its display (name ``<section>#<n> ...``) and sourced
+    in the paper (source ``Gabet-Boursier-Boyer 2026, ...``): otherwise the ledger cannot account for it,
+    and the claim is an error (ValueError naming the derivation), not a verdict on unlabelled steps."""
+    for D in ds:
+        if not _DISPLAY_LABEL.match(str(D.name)) or not str(D.source).startswith(SOURCE):
+            raise ValueError(f"step derivation {str(D.name)[:60]!r} (source {str(D.source)[:60]!r}) is not labelled "
+                             "by its display '<section>#<n> ...' with a source in the paper")
 
 
 @dataclass
@@ -51,6 +66,7 @@ def step_claim(id: str, title: str, source: str, build, *, section: str = "lda",
 
     def check(p: StepParams, ctx):  # p is a P: the claim is given params=P
         ds = ctx.data("derivations", lambda rng: build(p.d), params=p)  # built once for the claim and its control
+        check_labels(ds)
         if ctx.control("perturbed-step"):
             ds = perturbed_all(ds)
         # a claim whose displays are partly checked numerically is at most confirmed: its SymPy part
