@@ -17,6 +17,7 @@ import sympy as sp
 from softmix.checks.assumption_runs import BASE_FAMILY, check_values
 from softmix.checks.assumption_views import MixtureView, assign, number, view_of
 from softmix.checks.assumptions import (
+    Antipodal,
     Assumption,
     Centred,
     Diagonal,
@@ -24,6 +25,7 @@ from softmix.checks.assumptions import (
     EqualNorms,
     EqualWeights,
     Isotropic,
+    PiNotHalf,
     SharedCovariance,
     SharedIsotropic,
     Singular,
@@ -453,3 +455,106 @@ def test_an_assumption_on_a_mixture_in_pieces_works_end_to_end(tmp_path):
     bad.write_text(json.dumps({"centred-split": {"m_1": ["-1", "3"]}}))
     r = subprocess.run([*base, "--config", str(bad)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "assumption centred" in r.stderr
+
+
+# ---- each break exactly: the catalogue table of docs/writing-claims.md, row by row ------------------
+# Expected values worked out by hand from the table (not from the code): weights 1/5, 3/10, 1/2;
+# means (1, 2), (0, -3), (-2, 1) (unequal norms, a zero coordinate first in the second); covariances
+# diag(2, 5), I, diag(4, 2) (distinct traces).
+EXACT = {"weights": ["1/5", "3/10", "1/2"], "means": [["1", "2"], ["0", "-3"], ["-2", "1"]],
+         "covariances": [[["2", "0"], ["0", "5"]], [["1", "0"], ["0", "1"]], [["4", "0"], ["0", "2"]]]}
+
+
+def _with(part, k, value):
+    mix = {key: list(v) for key, v in EXACT.items()}
+    if part == "weights":
+        mix["weights"] = value
+    else:
+        mix[part][k] = value
+    return {"mix": mix}
+
+
+@pytest.mark.parametrize("cls, want", [
+    (EqualNorms, [_with("means", 2, ["-3", "3/2"]), _with("means", 0, ["2/3", "4/3"])]),
+    (DistinctMeans, [_with("means", 1, ["1", "2"])]),
+    (EqualWeights, [_with("weights", None, ["4/15", "7/30", "1/2"])]),
+    (PiNotHalf, [_with("weights", None, ["1/3", "1/3", "1/3"])]),
+    (Centred, [_with("means", 0, ["3/2", "3"])]),
+    (SharedCovariance, [_with("covariances", 2, [["6", "0"], ["0", "3"]])]),
+    (Isotropic, [_with("covariances", 0, [["3", "0"], ["0", "5"]])]),
+    (SharedIsotropic, [_with("covariances", 2, [["6", "0"], ["0", "3"]])]),
+    (Diagonal, [_with("covariances", 0, [["2", "1/2"], ["1/2", "5"]])]),
+])
+def test_each_break_is_the_documented_change_exactly(cls, want):
+    assert cls("mix").violate({"mix": EXACT}, None) == want
+
+
+def test_singular_break_adds_half_of_each_covariances_own_scale():
+    # t = max(trace/n, 1): 7/2, 1, 3 -> + 7/4 I, + 1/2 I, + 3/2 I
+    got = Singular("mix").violate({"mix": EXACT}, None)
+    assert got == [{"mix": {**EXACT, "covariances": [[["15/4", "0"], ["0", "27/4"]], [["3/2", "0"], ["0", "3/2"]],
+                                                       [["11/2", "0"], ["0", "7/2"]]]}}]
+
+
+@pytest.mark.parametrize("m2, rotated", [
+    (["0", "-3"], ["-12/5", "-9/5"]),        # first nonzero coordinate i = 1, j = 0
+    (["5", "0"], ["3", "4"]),                # i = 0, j = 1
+    (["0", "0", "2"], ["8/5", "0", "6/5"]),   # i = 2, j = 0
+])
+def test_antipodal_rotates_the_second_mean_in_the_documented_plane_then_scales_it(m2, rotated):
+    m1 = [str(-Fraction(x)) for x in m2]
+    got = Antipodal("means").violate({"means": [m1, m2]}, None)
+    assert got == [{"means": [m1, rotated]}, {"means": [m1, [str(Fraction(x) * Fraction(3, 2)) for x in m2]]}]
+
+
+def test_diagonal_break_with_one_positive_variance_adds_the_documented_rank_one_block():
+    # G = diag(0, 6, 0): t = max(6/3, 1)/4 = 1/2 on the top-left 2x2 block
+    G = [["0", "0", "0"], ["0", "6", "0"], ["0", "0", "0"]]
+    got = Diagonal("S").violate({"S": [G]}, None)
+    assert got == [{"S": [[["1/2", "1/2", "0"], ["1/2", "13/2", "0"], ["0", "0", "0"]]]}]
+
+
+def test_below_scales_each_named_field_and_keeps_the_factors_that_break_it():
+    from softmix.checks.assumptions import Below
+
+    b = Below("big", lambda v: number(v["s"]) * number(v["t"]), 10, fields=("s", "t"))
+    got = b.violate({"s": "3/2", "t": 0.5, "u": "7"}, None)
+    # s t = 3/4 c^2: 3, 12, 48, 192 at factors 2, 4, 8, 16: the last three reach 10
+    assert got == [{"s": "6", "t": 2.0}, {"s": "12", "t": 4.0}, {"s": "24", "t": 8.0}]
+
+
+def test_view_reads_weights_and_covariances_by_depth():
+    w, S0, S1 = ["1/4", "3/4"], [["1", "0"], ["0", "2"]], [["3", "1"], ["1", "3"]]
+    view = view_of({"w": w, "S": [S0, S1]}, ("w", "S"), ("weights", "covariances"))
+    assert view.weights == [Fraction(1, 4), Fraction(3, 4)] and view.cov_slots == [("S", 0), ("S", 1)]
+    assert view.covs == [[[1, 0], [0, 2]], [[3, 1], [1, 3]]]
+    view = view_of({"w": w, "S0": S0, "S1": S1}, ("w", "S0", "S1"), ("weights", "covariances"))
+    assert view.weight_slots == [("w", 0), ("w", 1)] and view.cov_slots == [("S0", None), ("S1", None)]
+
+
+def test_a_field_of_the_wrong_shape_is_named_with_its_first_60_characters():
+    v = [[[[i, i + 1]] for i in range(40)]]
+    with pytest.raises(TypeError) as e:
+        view_of({"m": v}, ("m",), ("means",))
+    assert str(e.value) == f"field 'm' does not hold means (got {str(v)[:60]})"
+
+
+# ---- which other assumptions a dropped-assumption control keeps (assumption_runs.violating_values) ---
+def _runs_claim(b_holds):
+    a = Assumption("a", "x < 1", holds=lambda v: v["x"] < 1,
+                   violate=lambda v, rng: [{"x": 2, "y": 5}, {"x": 3}])
+    b = Assumption("b", "y < 1", holds=b_holds)
+    return SimpleNamespace(assumption_objects=(a, b)), a
+
+
+@pytest.mark.parametrize("b_holds, values, want", [
+    (lambda v: v["y"] < 1, {"x": 0, "y": 0}, {"x": 3, "y": 0}),     # b held: kept (the second candidate)
+    (lambda v: None if v["y"] == 0 else v["y"] < 1, {"x": 0, "y": 0}, {"x": 3, "y": 0}),  # cannot tell: kept
+    (lambda v: v["y"] < 1, {"x": 0, "y": 7}, {"x": 2, "y": 5}),     # b already broken: not a constraint
+])
+def test_a_dropped_assumption_keeps_the_others_that_held_or_could_not_tell(b_holds, values, want):
+    from softmix.checks.assumption_runs import violating_values
+
+    claim, a = _runs_claim(b_holds)
+    new, info = violating_values(claim, a, values, None)
+    assert new == want and "also_breaks" not in info
