@@ -14,12 +14,16 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath as mpm
+import numpy as np
 
 from softmix.numerics.memo import remember
 
+from .. import configs as C
 from ..api import claim, outcome, part
+from ..configurations import Draws
 from ..params import Exact, exact_default
 from .lda import SOURCE, require_positive
+from .rows import bound
 
 SECTION = "certificates"
 
@@ -110,6 +114,60 @@ def _hessian_enclosures(p, cert):
     return _enclosure_part(rows, "hessian enclosures")
 
 
+def _float_spectrum(p, cert):
+    """Independent float64 view of the certificate: theta* (the midpoints of its balls) mapped by
+    ``numerics.lda.phi`` must be the Bayes point (w*, b*, 0, s* = c w*) of numerics.lda's own Bayes
+    coefficients; the Hessian of R(theta) there (``numerics.lda_hessian.hessian_refined``: the quadrature
+    risk in attention coordinates, not the certificate's one-dimensional integrals, H_wbr or DC) has five
+    zero eigenvalues (the fibre of Phi) and four equal to the certificate's float estimates of the spectrum
+    of K; the certified lower bound and the Rayleigh upper bound bracket its smallest non-zero eigenvalue.
+    Tolerance 10 x the quadrature error + 1e-9 max|H| (theta* is read to 12 digits)."""
+    from flint import arb
+
+    from softmix.numerics import lda as N
+    from softmix.numerics.lda_hessian import hessian_refined
+
+    P = N.LDAProblem.from_params({"m1": [str(x) for x in p.m1], "m_1": [str(x) for x in p.m_minus1],
+                                  "Gamma": [[1, 0], [0, 1]], "pi_plus": str(p.pi_plus)})
+    th = cert["theta_star"]
+    mid = lambda s: float(arb(s).mid())
+    theta = N.pack_theta([[mid(x) for x in r] for r in th["U11"]], [mid(x) for x in th["u12"]],
+                         [mid(x) for x in th["v21"]], mid(th["v22"]))
+    w, b = P.bayes()
+    target = np.concatenate([w, [b, 0.0], float(p.s_scale) * w])
+    zeta = N.phi(P, theta)
+    H, gnorm, qerr, n = hessian_refined(P, theta, 48, 200)
+    ev = sorted(np.linalg.eigvalsh(H), key=abs)
+    tol = 10 * qerr + 1e-9 * float(np.abs(H).max())
+    rows = [bound("Phi(theta*) = (w*, b*, 0, c w*) by numerics.lda", float(np.abs(zeta - target).max()),
+                  1e-9 * max(1.0, float(np.abs(target).max())), theta=theta.tolist()),
+            bound("|grad R(theta*)| (a critical point)", gnorm, tol, nodes=n),
+            bound("five zero eigenvalues of the Hessian (the fibre of Phi)", float(abs(ev[4])), tol)]
+    est = cert.get("normal_eigenvalues", {}).get("float_estimates")
+    if est is not None:  # else no spectrum was certified (theta* not realised, DC DC^T singular): rows above decide
+        nz, upper = sorted(ev[5:]), cert["upper"]
+        rows += [bound("its four non-zero eigenvalues = the certificate's estimates of spec K",
+                       float(np.abs(np.array(nz) - sorted(est)).max()), tol, float64=[float(x) for x in nz],
+                       certificate=sorted(est)),
+                 bound("certified lower <= smallest non-zero eigenvalue", float(cert["lower"] or 0),
+                       float(nz[0]) + tol),
+                 bound("smallest non-zero eigenvalue <= Rayleigh upper bound", float(nz[0]) - tol,
+                       float(upper.mid()) + float(upper.rad()) if upper is not None else float("inf"))]
+    return part("numeric", rows, name="float64 cross-check", rule=_float_spectrum.__doc__)
+
+
+def draw_regular_point(rng, p: NormalHessian, i):
+    """A generic configuration for the certificate (d = 2, Gamma = I): means of unequal norms (ratio >= 1.2,
+    so m1 != -m-1 and v22 = -(|m1|^2 - |m-1|^2) b* / (2 |mbar|^2) != 0, a term C1 sets to zero), pi+ in
+    [0.3, 0.7] at least 0.05 from 1/2, and s* = c w* with c in [0.5, 1.5], c != 1."""
+    m1, mm = C.means(rng, 2, 2, norm_range=(0.5, 2.0))
+    for _ in range(1000):
+        pi = C.rational(rng, 0.3, 0.7)
+        if abs(Fraction(pi) - Fraction(1, 2)) >= Fraction(1, 20):
+            break
+    return {"m1": m1, "m_minus1": mm, "pi_plus": pi, "s_scale": C.rational(rng, 0.5, 1.5, digits=1, avoid=(1,))}
+
+
 def _threshold_status(B, cert, thr):
     with B.precision(cert["prec"]):
         if cert["lower"] is not None and cert["lower"] >= thr:
@@ -124,8 +182,7 @@ def _threshold_status(B, cert, thr):
        statement="On C1 (d=2, m1=(1,0), m-1=(0,1), Gamma=I, pi+=0.6), at theta* in Theta_1^reg with s* = w*, "
                  "the nonzero (normal) eigenvalues of the Hessian of R are > 0, with a certified lower bound",
        assumptions=("m1 != -m-1", "theta* in Theta_1 with s(theta*) != 0", "Gamma = I2 (closed-form orthogonal part)"),
-       configurations_note="certifies the curvature at one stated Bayes point of configuration C1 (a specific "
-                           "constant)",
+       configurations=Draws(draw_regular_point, quick=1, full=3),
        controls={"shifted-threshold": "claim the smallest normal eigenvalue exceeds the certified bound + 1",
                  "s-star-zero": "wrong quantity: the Hessian at the Bayes point with s* = 0 (gate sigma(s0 + s^T X) "
                                 "collapsed to the constant sigma(s0) = pi+, Lemma B.13 second case); threshold 0 kept: "
@@ -133,7 +190,8 @@ def _threshold_status(B, cert, thr):
        independence="derived side: ball-arithmetic (python-flint) enclosure of the normal Hessian; stated side: "
                     "positivity; rigour: its integral balls against 40-digit mpmath Gauss-Legendre over the whole line "
                     "(at T and T = 4), its Hessian balls against E[kappa F F^T] by a 2-D float64 Gauss-Hermite rule in "
-                    "the original coordinates; shared: nothing")
+                    "the original coordinates; its spectrum against the float64 Hessian of R(theta) in attention "
+                    "coordinates (numerics.lda quadrature risk, Phi and Bayes coefficients); shared: nothing")
 def cert_normal_hessian(p: NormalHessian, ctx):
     """Verified iff the certified lower bound >= threshold and every integral ball contains its 40-digit value;
     refuted iff a Rayleigh quotient (an upper bound on the smallest normal eigenvalue) is certainly <= threshold,
@@ -154,7 +212,8 @@ def cert_normal_hessian(p: NormalHessian, ctx):
     if wrong:  # the wrong-quantity control changes the integrals, not the method: enclosures checked in the claim's run
         return bound
     enclosures, ref_err = _integral_enclosures(p, cert)
-    return outcome(bound, enclosures, _hessian_enclosures(p, cert), reference_error_estimate=ref_err)
+    return outcome(bound, enclosures, _hessian_enclosures(p, cert), _float_spectrum(p, cert),
+                   reference_error_estimate=ref_err)
 
 
 # ---- Lemma B.32: coercivity constant C_1 = c0 sqrt(lambda_min(Gamma)) on C2 ----------------------------

@@ -128,3 +128,25 @@ def test_without_python_flint_every_certificate_is_inconclusive(monkeypatch):
         r = run_claim(cid, profile="quick", seed=3)
         assert r["verdict"] == "inconclusive", (cid, r["verdict"], str(r["evidence"])[:300])
         assert "python-flint" in json.dumps(r["evidence"]), cid
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_drawn_regular_points_are_generic(seed):
+    """cert-thm-3.5-normal-hessian's drawn configurations have the properties they promise: unequal mean norms
+    (so m1 != -m-1 and the v22 of theta* is non-zero, a term configuration C1 sets to zero), pi+ at least 0.05
+    from 1/2, s* = c w* with c in [0.5, 1.5] and c != 1."""
+    from softmix.checks.paper.lda_certificates import NormalHessian, draw_regular_point
+
+    rng = np.random.default_rng(seed)
+    v = draw_regular_point(rng, NormalHessian(), 1)
+    m1, mm = ([Fraction(x) for x in v[k]] for k in ("m1", "m_minus1"))
+    n1, n2 = sum(x * x for x in m1), sum(x * x for x in mm)
+    assert max(n1, n2) >= Fraction(144, 100) * min(n1, n2) * Fraction(99, 100)  # norm ratio ~>= 1.2
+    assert [a + b for a, b in zip(m1, mm)] != [0, 0]
+    pi, c = Fraction(v["pi_plus"]), Fraction(v["s_scale"])
+    assert Fraction(3, 10) <= pi <= Fraction(7, 10) and abs(pi - Fraction(1, 2)) >= Fraction(1, 20)
+    assert Fraction(1, 2) <= c <= Fraction(3, 2) and c != 1
+    mbar = [(a + b) / 2 for a, b in zip(m1, mm)]
+    dm = [a - b for a, b in zip(m1, mm)]
+    assert sum(a * b for a, b in zip(mbar, dm)) != 0  # v22 = -(v21 . dm) / 2 with v21 parallel to mbar
+    NormalHessian(**v)  # the drawn values validate as the claim's parameters
