@@ -10,7 +10,6 @@ through the production numerics it is compared with (:mod:`softmix.numerics.lda`
   (Lemma B.3, Table 3) decided on one configuration;
 * :func:`bayes_risk_reference` -- R* = sum_c pi_c E softplus(-c f*(X)) by tanh-sinh (Lemma B.4);
 * :func:`gaussian_positive_part_reference` -- E[max(X, 0)], X ~ N(mu, s^2), by tanh-sinh (Lemma B.6);
-* :func:`exponential_rate` -- the rate of a log-linear fit of a decaying distance (Thm 3.5).
 
 Tested in tests/numerics/test_lda_bayes.py.
 """
@@ -26,7 +25,7 @@ from .memo import memoised
 from .precision import workdps
 
 __all__ = ["R_TARGET", "start_check", "numeric_constructions", "bayes_risk_reference",
-           "gaussian_positive_part_reference", "exponential_rate"]
+           "gaussian_positive_part_reference"]
 
 #: r(theta*) asked of numerics.lda_landscape.theta2_mp where it is free (pi_+ = 1/2): not 1, its default
 R_TARGET = Fraction(-7, 4)
@@ -177,15 +176,3 @@ def gaussian_positive_part_reference(mu, sigma, dps: int):
         q = mu / sigma
         pts = [-q, 0, mpm.inf] if q > 0 else [-q, mpm.inf]
         return mpm.quad(lambda t: (mu + sigma * t) * mpm.npdf(t), pts, error=True)
-
-
-def exponential_rate(ts, ds) -> tuple[float, float]:
-    """(rate, R^2) of the least-squares fit log d = -rate t + c over the points with d > 0."""
-    ts, ds = np.asarray(ts, float), np.asarray(ds, float)
-    m = ds > 0
-    A = np.vstack([ts[m], np.ones(m.sum())]).T
-    coef, *_ = np.linalg.lstsq(A, np.log(ds[m]), rcond=None)
-    pred = A @ coef
-    ss = np.sum((np.log(ds[m]) - pred) ** 2)
-    tot = np.sum((np.log(ds[m]) - np.log(ds[m]).mean()) ** 2) or 1.0
-    return -float(coef[0]), float(1 - ss / tot)

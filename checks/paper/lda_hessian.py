@@ -13,14 +13,16 @@ from dataclasses import dataclass, field
 import mpmath as mpm
 import numpy as np
 
-from softmix.numerics import lda as N
-from softmix.numerics.lda_bayes import exponential_rate, start_check
+from softmix.numerics import lda as N, lda_dynamics as D
+from softmix.numerics.lda_bayes import start_check
 from softmix.numerics.lda_hessian import effective_hessian_kernel, hessian_refined, projected_vs_full_rule
 from softmix.numerics.precision import workdps
 
 from ..api import Draws, claim, outcome, part
 from ..assumptions import Assumption
+from ..rules import ALPHA
 from .lda import SECTION, SOURCE, c1, draw_lda, require_positive
+from .lda_dynamics import fit_rows
 
 
 def _f(x, k=12):
@@ -152,9 +154,17 @@ def _flow(P, th, eigs, n, p, rng):
     return ts, ds, floor, keep, h, T
 
 
-def _flow_row(P, th, eigs, smin, n, p, rng):
+def _flow_rows(P, th, eigs, smin, n, p, rng):
+    """The flow's rows (its decision, and its log-linear fit against scipy's on the same points) and figure."""
     ts, ds, floor, keep, h, T = _flow(P, th, eigs, n, p, rng)
-    rate, r2 = exponential_rate([ts[i] for i in keep], [ds[i] for i in keep]) if len(keep) >= 3 else (0.0, 0.0)
+    tk, dk = [ts[i] for i in keep], [ds[i] for i in keep]
+    fit = D.fit_exp_rate(tk, dk, ALPHA)
+    row, figure = _flow_row(ts, ds, floor, keep, h, T, fit, smin, p)
+    return [row, *fit_rows("the flow's log-linear fit = scipy.stats.linregress", tk, dk, fit)], figure
+
+
+def _flow_row(ts, ds, floor, keep, h, T, fit, smin, p):
+    rate, r2 = (fit["rate"], fit["r2"]) if fit["rate"] is not None else (0.0, 0.0)
     smin = float(smin)
     row = {"check": "gradient flow from a perturbed theta*", "integrator_step": h, "horizon": T,
            "horizon_truncated": T < float(p.T), "t": ts, "dist_E1": ds, "fitted_rate": rate, "r2": r2,
@@ -189,8 +199,9 @@ _FLOW_RULE = ("Hessian by a Gauss-Hermite rule refined until two rules agree to 
               "inconclusive): a numerical floor (flow from theta* itself) above 0.1 x the start distance or fewer "
               "than 3 "
               "points above 10 x the floor -> inconclusive; otherwise final dist_E1 < max(0.1, exp(-lambda_min T / 2)) "
-              "x initial and a log-linear fit (last third of the points above 10 x floor) with rate > 0 (R^2 reported, "
-              "not used)")
+              "x initial and a log-linear fit (last third of the points above 10 x floor) with rate > 0 (R^2 "
+              "reported); the fit (numerics.lda_dynamics.fit_exp_rate) = scipy.stats.linregress on the same points to "
+              "1e-10")
 
 
 def _symmetric_balanced(values, rng):
@@ -227,5 +238,5 @@ def thm_3_5(p: Thm35, ctx):
     kernel, eigs, smin = _kernel_row(H, gnorm, qerr, n, expected)
     if kernel.get("passed") is not True:  # undecided, or the Hessian contradicts the statement: no flow
         return part("numeric", [start, kernel], rule=_FLOW_RULE)
-    flow, figure = _flow_row(P, th, eigs, smin, n, p, ctx.stream("perturbation"))
-    return outcome(part("numeric", [start, kernel, flow], rule=_FLOW_RULE), figures=[figure])
+    flow, figure = _flow_rows(P, th, eigs, smin, n, p, ctx.stream("perturbation"))
+    return outcome(part("numeric", [start, kernel, *flow], rule=_FLOW_RULE), figures=[figure])

@@ -1,6 +1,5 @@
 """numerics.lda_bayes: the independent references of the Bayes-point claims (checks/paper/lda_bayes.py,
 checks/paper/lda_hessian.py) against known answers, and each catching a deliberately broken input."""
-import math
 
 import mpmath as mpm
 import numpy as np
@@ -11,7 +10,6 @@ from softmix.numerics import lda as N, lda_landscape as LL
 from softmix.numerics.lda_bayes import (
     R_TARGET,
     bayes_risk_reference,
-    exponential_rate,
     gaussian_positive_part_reference,
     numeric_constructions,
     start_check,
@@ -83,11 +81,3 @@ def test_gaussian_positive_part_reference_against_the_closed_form(mu, s):
         assert abs(ref - closed) < mpm.mpf(10) ** -25 and qerr < mpm.mpf(10) ** -25
         if abs(m / sg) < 5:  # without the density term it differs (at mu/s = 27 the term is e^-364)
             assert abs(ref - m * mpm.ncdf(m / sg)) > 1e-3
-
-
-def test_exponential_rate_recovers_a_known_rate():
-    ts = np.linspace(0, 10, 30)
-    rate, r2 = exponential_rate(ts, 3 * np.exp(-0.7 * ts))
-    assert math.isclose(rate, 0.7, rel_tol=1e-12) and r2 > 1 - 1e-12
-    rate, _ = exponential_rate(ts, np.exp(0.2 * ts))
-    assert rate < 0
