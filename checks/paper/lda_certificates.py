@@ -244,6 +244,29 @@ def _coercivity(p, endpoint, ctx):
         p.softplus_K, p.softplus_pieces, p.prec, endpoint))
 
 
+def _coercivity_rows(cert):
+    """What the certificate's flags summarise, decided from its evidence (exact rationals): the monotonicity
+    boxes chain from -M' to M' with M'^2 >= M^2 (they cover [-M, M]) and Phi is certainly positive on each;
+    g' = Phi proven by SymPy; each summary flag (all boxes certain, all sampled inequalities certified, the
+    number of certain counterexamples) equals the count over its rows."""
+    mono, samp = cert["monotonicity"], cert["sampled_directions"]
+    ends = [(Fraction(b["box"][0]), Fraction(b["box"][1])) for b in mono["boxes"]]
+    chained = bool(ends) and all(ends[k][1] == ends[k + 1][0] for k in range(len(ends) - 1))
+    covers = chained and ends[0][0] == -ends[-1][1] and ends[-1][1] ** 2 >= Fraction(cert["M^2"])
+    positive = all(b["certainly_positive"] is True for b in mono["boxes"])
+    rows = samp["rows"]
+    flags = (mono["all_certain"] == (covers and positive)
+             and samp["all_certain"] == all(r["certified"] for r in rows)
+             and samp["n_certain_counterexamples"] == sum(bool(r["counterexample"]) for r in rows))
+    return part("certificate", [
+        {"check": "the monotonicity boxes cover [-M, M] (chained, symmetric, M'^2 >= M^2)", "passed": covers,
+         "boxes": len(ends)},
+        {"check": "Phi > 0 certainly on every box", "passed": positive},
+        {"check": "g' = Phi (SymPy)", "passed": cert["g_prime_equals_Phi_symbolic"] is True},
+        {"check": "the certificate's summary flags = their rows", "passed": flags}],
+        name="certificate bookkeeping", rule=_coercivity_rows.__doc__)
+
+
 @claim(id="cert-lemma-b.32-coercivity",
        title="Certified coercivity constant C1 of the reduced linear logistic risk (C2)",
        source=f"{SOURCE}, Lemma B.32, Lemma B.6", section=SECTION, kind="numeric",
@@ -279,4 +302,4 @@ def cert_coercivity(p: Coercivity, ctx):
                         "L(w) >= C1 ||w|| on the sampled directions", "threshold": str(thr), "certificate": shown,
            "passed": status}
     return [part("certificate", [row], name="certificate", rule=cert_coercivity.__doc__),
-            _enclosure_part(cert["enclosures"]["rows"], "enclosures")]
+            _enclosure_part(cert["enclosures"]["rows"], "enclosures"), _coercivity_rows(cert)]

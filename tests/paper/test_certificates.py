@@ -150,3 +150,30 @@ def test_drawn_regular_points_are_generic(seed):
     dm = [a - b for a, b in zip(m1, mm)]
     assert sum(a * b for a, b in zip(mbar, dm)) != 0  # v22 = -(v21 . dm) / 2 with v21 parallel to mbar
     NormalHessian(**v)  # the drawn values validate as the claim's parameters
+
+
+def _synthetic_coercivity(boxes, M2="1", all_certain=True, certified=(True, True), counter=(False, False)):
+    return {"M^2": M2, "g_prime_equals_Phi_symbolic": True,
+            "monotonicity": {"boxes": [{"box": [lo, hi], "certainly_positive": True} for lo, hi in boxes],
+                             "all_certain": all_certain},
+            "sampled_directions": {"rows": [{"certified": c, "counterexample": x} for c, x in zip(certified, counter)],
+                                   "all_certain": all(certified), "n_certain_counterexamples": sum(counter)}}
+
+
+@pytest.mark.parametrize("boxes, M2, flag, verdict", [
+    ([("-1", "0"), ("0", "1")], "1", True, "verified"),
+    ([("-1", "0"), ("0", "1/2")], "1", True, "refuted"),  # half of [0, M] uncovered
+    ([("-1", "0"), ("1/4", "1")], "1", True, "refuted"),  # a gap
+    ([("-1", "0"), ("0", "1")], "2", True, "refuted"),  # M' = 1 < M = sqrt 2
+    ([("-3/2", "0"), ("0", "3/2")], "2", True, "verified"),  # M' = 3/2 >= sqrt 2 (an upper endpoint)
+    ([("-1", "0"), ("0", "1")], "1", False, "refuted"),  # a summary flag that contradicts its rows
+])
+def test_coercivity_bookkeeping_decides_from_the_evidence(boxes, M2, flag, verdict):
+    """cert-lemma-b.32-coercivity decides what the certificate's flags summarise from its rows: the boxes cover
+    [-M, M] exactly (chained, symmetric, M'^2 >= M^2) and each flag equals its rows' count."""
+    from softmix.checks.paper.lda_certificates import _coercivity_rows
+
+    assert _coercivity_rows(_synthetic_coercivity(boxes, M2, all_certain=flag)).verdict == verdict
+    bad = _synthetic_coercivity([("-1", "0"), ("0", "1")])
+    bad["sampled_directions"]["n_certain_counterexamples"] = 1
+    assert _coercivity_rows(bad).verdict == "refuted"
