@@ -36,6 +36,44 @@ def _no_flint(e) -> Part:
     return part("certificate", [{"passed": None, "reason": f"python-flint unavailable ({e}); install python-flint"}])
 
 
+def _chain(pieces, start, end) -> bool:
+    """Whether the intervals ``pieces`` (pairs of decimal strings) run from ``start`` to ``end`` without a gap."""
+    ends = [(Fraction(a), Fraction(b)) for a, b in pieces]
+    return (bool(ends) and ends[0][0] == start and ends[-1][1] == end
+            and all(ends[k][1] == ends[k + 1][0] for k in range(len(ends) - 1)))
+
+
+def _u_bookkeeping(lam, power, cert) -> Part:
+    """The u_lambda certificate's argument decided from its evidence (exact): the slope is lambda^power; the
+    pieces (0, d0], [d0, r - eta], [r - eta, r + eta], [r + eta, 1] chain from 0 to 1 (u >= 1 by tanh < 1);
+    on (0, d0] the lemma's inequality lambda^6 d0^2 < 3 (lambda^2 - 1) holds with the certificate's d0."""
+    l2 = Fraction(str(lam)) ** power
+    d0 = Fraction(cert["near_zero"]["interval"][1])
+    pieces = [cert["near_zero"]["interval"], cert["H_positive_on"]["interval"],
+              cert["H_decreasing_near_root"]["interval"], cert["H_negative_on"]["interval"]]
+    return part("certificate", [
+        {"check": f"slope lambda^{power} = {l2}", "passed": cert["_lam2"] == l2},
+        {"check": "the pieces cover (0, 1]", "passed": _chain(pieces, Fraction(0), Fraction(1))},
+        {"check": "near zero: lambda^6 d0^2 < 3 (lambda^2 - 1), d0 > 0",
+         "passed": d0 > 0 and l2 ** 3 * d0 * d0 < 3 * (l2 - 1)}], name="certificate bookkeeping",
+        rule=_u_bookkeeping.__doc__)
+
+
+def _contraction_bookkeeping(lam, margin, near_zero, gain, cert) -> Part:
+    """The contraction certificate's argument decided from its evidence (exact): the gain is lambda^2 (or the
+    control's 2 lambda); the pieces (0, d0] and [d0, 1 + margin] chain with d0 the asked ``near_zero``; the
+    near-zero lemma (tanh x < x) is applied exactly when margin = 0 and the gain is <= 1."""
+    lam = Fraction(str(lam))
+    g = lam * lam if gain == "lambda^2" else 2 * lam
+    pieces = [cert["near_zero"]["interval"], cert["compact_piece"]["interval"]]
+    return part("certificate", [
+        {"check": f"gain {gain} = {g}", "passed": cert["_lam2"] == g},
+        {"check": "the pieces cover (0, 1 + margin]",
+         "passed": _chain(pieces, Fraction(0), 1 + margin) and Fraction(pieces[0][1]) == Fraction(str(near_zero))},
+        {"check": "the near-zero lemma applies iff margin = 0 and gain <= 1",
+         "passed": cert["near_zero"]["applies"] == (margin == 0 and g <= 1)}], name="certificate bookkeeping",
+        rule=_contraction_bookkeeping.__doc__)
+
 # ---- cert-thm-4.1-linear-gap ----------------------------------------------------------------------
 @dataclass
 class LinearGapParams:
@@ -165,10 +203,11 @@ def cert_u_lambda(p: ULambdaParams, ctx):
         status = True if inside else (False if outside else None)
     if False in [root] + [x["contains_f_at_ends_and_midpoint"] for x in boxes]:
         status = False
-    return _cert_part(status, statement=f"u = tanh(lambda^2 u) has exactly one positive root u_lambda, and u_lambda "
+    main = _cert_part(status, statement=f"u = tanh(lambda^2 u) has exactly one positive root u_lambda, and u_lambda "
                                         f"in ({a}, {b})", claimed_interval=[str(a), str(b)],
                       enclosure_contains_bisection_root=root, box_bounds_contain_H=boxes,
                       certificate={k: v for k, v in cert.items() if not k.startswith("_")})
+    return [main, _u_bookkeeping(p.lam, 1 if wrong else 2, cert)]
 
 
 # ---- cert-prop-4.3-contraction --------------------------------------------------------------------
@@ -214,6 +253,7 @@ def cert_contraction(p: ContractionParams, ctx):
     except ModuleNotFoundError as e:
         return _no_flint(e)
     status = False if False in [x["contains_f_at_ends_and_midpoint"] for x in boxes] else cert["status"]
-    return _cert_part(status, statement=f"tanh(lambda^2 u) < u - {margin} for every u > 0 (lambda = {lam})",
+    main = _cert_part(status, statement=f"tanh(lambda^2 u) < u - {margin} for every u > 0 (lambda = {lam})",
                       gain_computed_as=gain, box_bounds_contain_f=boxes,
                       certificate={k: v for k, v in cert.items() if not k.startswith("_")})
+    return [main, _contraction_bookkeeping(lam, margin, p.near_zero, gain, cert)]

@@ -177,3 +177,31 @@ def test_coercivity_bookkeeping_decides_from_the_evidence(boxes, M2, flag, verdi
     bad = _synthetic_coercivity([("-1", "0"), ("0", "1")])
     bad["sampled_directions"]["n_certain_counterexamples"] = 1
     assert _coercivity_rows(bad).verdict == "refuted"
+
+
+def test_prop43_bookkeeping_decides_the_argument_from_the_evidence():
+    """The u_lambda and contraction certificates' arguments are decided from their evidence: the pieces chain,
+    the near-zero lemma's inequality holds with the certificate's d0, the slope is lambda^2."""
+    from softmix.checks.paper.denoising_certificates import _contraction_bookkeeping, _u_bookkeeping
+
+    def u_cert(d0="1/4", r=("3/4", "7/8"), lam2=Fraction(4)):
+        return {"_lam2": lam2, "near_zero": {"interval": ["0", d0]}, "H_positive_on": {"interval": [d0, r[0]]},
+                "H_decreasing_near_root": {"interval": list(r)}, "H_negative_on": {"interval": [r[1], "1"]}}
+
+    assert _u_bookkeeping(2, 2, u_cert()).verdict == "verified"
+    assert _u_bookkeeping(2, 2, u_cert(d0="1/2")).verdict == "refuted"  # 64/4 = 16 >= 3 (4 - 1) = 9
+    assert _u_bookkeeping(2, 2, u_cert(lam2=Fraction(2))).verdict == "refuted"  # lambda, not lambda^2
+    gap = u_cert()
+    gap["H_negative_on"]["interval"] = ["15/16", "1"]
+    assert _u_bookkeeping(2, 2, gap).verdict == "refuted"
+
+    def c_cert(applies=True, d0="1/8", lam2=Fraction(1), top="1"):
+        return {"_lam2": lam2, "near_zero": {"interval": ["0", d0], "applies": applies},
+                "compact_piece": {"interval": [d0, top]}}
+
+    assert _contraction_bookkeeping(1, Fraction(0), "1/8", "lambda^2", c_cert()).verdict == "verified"
+    assert _contraction_bookkeeping(1, Fraction(0), "1/8", "lambda^2", c_cert(applies=False)).verdict == "refuted"
+    assert _contraction_bookkeeping("1.05", Fraction(0), "1/8", "lambda^2",
+                                    c_cert(applies=False, lam2=Fraction(441, 400))).verdict == "verified"
+    assert _contraction_bookkeeping(1, Fraction(0), "1/8", "lambda^2", c_cert(top="1/2")).verdict == "refuted"
+    assert _contraction_bookkeeping(1, Fraction(0), "1/4", "lambda^2", c_cert()).verdict == "refuted"
