@@ -2,7 +2,8 @@
 
 ``T_a[mu](z) = int a(z, x) x dmu(x) / int a(z, x) dmu(x)`` for a kernel ``a > 0``.  The references
 here are independent of each other: per Gaussian component in closed form (softmax and RBF
-kernels), and the whole law by tanh-sinh quadrature in dimension 1 (any kernel, e.g. Cauchy).
+kernels; the Cauchy kernel in dimension 1 by the Voigt profile), and the whole law by tanh-sinh
+quadrature in dimension 1 (any kernel).
 All arguments and results are mpmath objects at the caller's working precision
 (:func:`softmix.numerics.precision.workdps`).
 """
@@ -39,17 +40,41 @@ def component_closed_form(name: str, m, G, z, U, tau):
     """``(mass, T)`` for one Gaussian component N(m, G) in closed form: ``mass`` is
     int a(z, x) dN(m, G)(x) up to a factor common to all components, ``T`` = T_a[N(m, G)](z).
     softmax: (exp(a^T m + a^T G a / 2), m + G a), a = U z; rbf: the Gaussian product
-    (det(G + tau I)^(-1/2) exp(-(z - m)^T (G + tau I)^(-1) (z - m) / 2), m + G (G + tau I)^(-1) (z - m)).
-    ``G`` may be singular.  The Cauchy kernel has no closed form (ValueError)."""
+    (det(G + tau I)^(-1/2) exp(-(z - m)^T (G + tau I)^(-1) (z - m) / 2), m + G (G + tau I)^(-1) (z - m));
+    cauchy (dimension 1 only): the Voigt profile, with c = sqrt(tau), s = sqrt(2 G), zeta = (z - m + i c) / s
+    and the Faddeeva function W = w(zeta) = exp(-zeta^2) erfc(-i zeta), (c sqrt(pi) Re W / s, z - c Im W / Re W)
+    (from int N(x; m, G) / (zeta' - x) dx = -i sqrt(pi) w((zeta' - m) / s) / s for Im zeta' > 0); an atom (G = 0)
+    gives (a(z, m), m).  ``G`` may be singular.
+
+    >>> mass, T = component_closed_form("cauchy", mpm.matrix([0]), mpm.matrix([[1]]), mpm.matrix([0]), None, 1)
+    >>> round(float(mass), 12), float(T[0])  # E 1/(1 + X^2) = sqrt(pi/2) e^(1/2) erfc(1/sqrt 2); T = 0 by symmetry
+    (0.655679542419, 0.0)
+    """
     if name == "softmax":
         a = U * z
         return mpm.exp((a.T * m)[0] + (a.T * G * a)[0] / 2), m + G * a
+    if name == "cauchy":
+        return _cauchy_component(m, G, z, tau)
     if name != "rbf":
-        raise ValueError(f"no closed form for the alignment {name!r} (softmax and rbf have one)")
+        raise ValueError(f"no closed form for the alignment {name!r} (known: {', '.join(ALIGNMENTS)})")
     S = G + tau * mpm.eye(m.rows)
     Si = mpm.inverse(S)
     dz = z - m
     return mpm.det(S) ** (-mpm.mpf(1) / 2) * mpm.exp(-(dz.T * Si * dz)[0] / 2), m + G * Si * dz
+
+
+def _cauchy_component(m, G, z, tau):
+    if m.rows != 1:
+        raise ValueError("the Cauchy kernel's closed form (the Voigt profile) is one-dimensional")
+    m0, g0, z0, tau = m[0], G[0, 0], z[0], mpm.mpf(tau)
+    if g0 == 0:
+        return 1 / (1 + (z0 - m0) ** 2 / tau), mpm.matrix([m0])
+    with workdps(mpm.mp.dps + 15):  # exp(-zeta^2) erfc(-i zeta): large factors that cancel far from the mean
+        c, s = mpm.sqrt(tau), mpm.sqrt(2 * g0)
+        zeta = mpm.mpc(z0 - m0, c) / s
+        W = mpm.exp(-zeta ** 2) * mpm.erfc(-1j * zeta)
+        mass, T = c * mpm.sqrt(mpm.pi) * W.real / s, z0 - c * W.imag / W.real
+    return +mass, mpm.matrix([+T])
 
 
 def attention_tanh_sinh_1d(mix, kernel, z, dps: int):

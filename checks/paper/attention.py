@@ -21,7 +21,7 @@ import sympy as sp
 from softmix.numerics import attention as NA, normalized_attention as NT
 from softmix.numerics.mixture import GaussianMixture
 from softmix.numerics.precision import to_mpf, workdps
-from softmix.numerics.quadrature import expect_gaussian, expect_mixture, expect_with_error
+from softmix.numerics.quadrature import expect_mixture, expect_with_error
 from softmix.theory import attention as TA
 
 from ..api import claim, decide, part
@@ -240,12 +240,11 @@ def bb_lemma_2_1(p: Gaussian, ctx):
 # ---- prop-a.1 -------------------------------------------------------------------------------
 @dataclass
 class PropA1:
-    alignments_d1: list[str] = field(default_factory=lambda: ["softmax", "rbf"])
+    alignments_d1: list[str] = field(default_factory=lambda: ["softmax", "rbf", "cauchy"])
     alignments_d2: list[str] = field(default_factory=lambda: ["softmax"])
     dps: int = 32
     nodes: int = 40
     nodes_d1: int = 100
-    nodes_cauchy: int = 60
     guard: int = 10
     rbf_tau: float = 8
 
@@ -264,7 +263,7 @@ def prop_a_1(p: PropA1, ctx):
     """LHS: the normalised integral over the whole mixture by one numerical rule (Gauss-Hermite
     with an error estimate; tanh-sinh for the Cauchy kernel in d = 1).  RHS: sum_k r_k T_a[mu_k]
     with r_k = pi_k int a dmu_k / int a dmu, the component quantities in closed form (softmax,
-    rbf) or by a different rule (Gauss-Hermite per component, Cauchy)."""
+    rbf; the Voigt profile for the Cauchy kernel)."""
     prior = ctx.control("prior-proportions")
     rule, rows = Residual(dps=p.dps, guard=p.guard), []
     for D, names in ((1, p.alignments_d1), (2, p.alignments_d2)):
@@ -277,16 +276,12 @@ def prop_a_1(p: PropA1, ctx):
             for name in names:
                 al = NT.alignment(name, Um, tau)
                 f = lambda x: mpm.matrix([al(zm, x)] + [al(zm, x) * x[i] for i in range(D)])
-                if name == "cauchy":
+                if name == "cauchy":  # Gauss-Hermite converges slowly against a kernel with poles: tanh-sinh
                     lhs, qerr = NT.attention_tanh_sinh_1d(mix, al, zm, p.dps)
-                    comps = []
-                    for k in range(mix.n_components):
-                        q = expect_gaussian(f, m_[k], G_[k], n=p.nodes_cauchy, dps=p.dps)
-                        comps.append((q[0], mpm.matrix([q[i + 1] / q[0] for i in range(D)])))
                 else:
                     whole, qerr = expect_with_error(f, mix, n=p.nodes if D > 1 else p.nodes_d1, dps=p.dps)
                     lhs, qerr = mpm.matrix([whole[i + 1] / whole[0] for i in range(D)]), qerr / abs(whole[0])
-                    comps = [NT.component_closed_form(name, m_[k], G_[k], zm, Um, tau) for k in range(mix.n_components)]
+                comps = [NT.component_closed_form(name, m_[k], G_[k], zm, Um, tau) for k in range(mix.n_components)]
                 Z = mpm.fsum(w_[k] * comps[k][0] for k in range(len(comps)))
                 rhs = mpm.matrix(D, 1)
                 for k, (mass, Tk) in enumerate(comps):

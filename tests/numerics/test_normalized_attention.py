@@ -13,7 +13,7 @@ def _quad_1d(kernel, m, v, z):
     return mass, mpm.quad(lambda x: x * g(x), [-mpm.inf, m, mpm.inf]) / mass
 
 
-@pytest.mark.parametrize("name", ["softmax", "rbf"])
+@pytest.mark.parametrize("name", ["softmax", "rbf", "cauchy"])
 def test_closed_form_per_component_matches_quadrature(name):
     """Both the normalised map and the mass (up to the factor common to all components, checked by a
     ratio of two components) agree with tanh-sinh quadrature in d = 1."""
@@ -49,7 +49,24 @@ def test_cauchy_kernel_and_unknown_names():
     with pytest.raises(ValueError, match="unknown alignment"):
         alignment("laplace", mpm.eye(1), 1)
     with pytest.raises(ValueError, match="no closed form"):
-        component_closed_form("cauchy", mpm.matrix([0]), mpm.matrix([[1]]), mpm.matrix([0]), mpm.eye(1), 1)
+        component_closed_form("laplace", mpm.matrix([0]), mpm.matrix([[1]]), mpm.matrix([0]), mpm.eye(1), 1)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        component_closed_form("cauchy", mpm.matrix([0, 0]), mpm.eye(2), mpm.matrix([0, 0]), mpm.eye(2), 1)
+
+
+@pytest.mark.parametrize("m, v, z, tau", [("0.3", "0.5", "0.4", "3"), ("-1.1", "4", "0.7", "8"),
+                                          ("30", "0.01", "0.7", "8"), ("0", "0.2", "-5", "0.5")])
+def test_cauchy_closed_form_is_the_exact_mass_and_map(m, v, z, tau):
+    """The Voigt closed form gives the mass itself (no common factor) and T, to 28 digits, far from the mean
+    too (the Faddeeva product cancels there); an atom gives (a(z, m), m)."""
+    with mpm.workdps(30):
+        m, v, z, tau = (mpm.mpf(x) for x in (m, v, z, tau))
+        k = alignment("cauchy", None, tau)
+        mass, T = component_closed_form("cauchy", mpm.matrix([m]), mpm.matrix([[v]]), mpm.matrix([z]), None, tau)
+        qmass, qT = _quad_1d(k, m, v, mpm.matrix([z]))
+        assert abs(mass - qmass) <= mpm.mpf(10) ** -28 * qmass and abs(T[0] - qT) <= mpm.mpf(10) ** -28 * max(1, abs(qT))
+        amass, aT = component_closed_form("cauchy", mpm.matrix([m]), mpm.matrix([[0]]), mpm.matrix([z]), None, tau)
+        assert amass == 1 / (1 + (z - m) ** 2 / tau) and aT[0] == m
 
 
 def test_tanh_sinh_takes_the_query_first_for_a_kernel_that_is_not_symmetric():
