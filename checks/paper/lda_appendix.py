@@ -167,7 +167,8 @@ class LemmaB33:
 def _smallest_eigenvalue(P, w, nodes, max_nodes):
     """lambda_min of E[sigma'(w^T X) X X^T] and its error: the tensor rule (numerics.lda_references.linear_hessian)
     doubled until lambda_min > 1e3 x |H(n) - H(1.5n+2)| + 100 eps |H| (or max_nodes); where it still cannot
-    resolve the sign (|lambda| <= 100 err), the 1-D reduction by Gaussian conditioning (scipy quad)."""
+    resolve the sign (|lambda| <= 100 err), the 1-D reduction by Gaussian conditioning (scipy quad).  Returns
+    (lambda_min, error, nodes, method, a row deciding the tensor rule against the reduction where both apply)."""
     n = nodes
     while True:
         H1, H2 = REF.linear_hessian(P, w, n), REF.linear_hessian(P, w, int(1.5 * n) + 2)
@@ -176,10 +177,22 @@ def _smallest_eigenvalue(P, w, nodes, max_nodes):
         if lam > 1e3 * err or 2 * n > max_nodes:
             break
         n *= 2
+    Hr, err_r = REF.linear_hessian_reduced(P, w)
     if abs(lam) <= 100 * err:
-        Hr, err = REF.linear_hessian_reduced(P, w)
-        return float(np.linalg.eigvalsh(Hr)[0]), err, n, "1-D reduction (Gaussian conditioning), scipy quad"
-    return lam, err, n, "tensor Gauss-Hermite"
+        return float(np.linalg.eigvalsh(Hr)[0]), err_r, n, "1-D reduction (Gaussian conditioning), scipy quad", None
+    agree = _bound("tensor rule = 1-D reduction (Gaussian conditioning, scipy quad)", float(np.abs(H2 - Hr).max()),
+                   10 * (err + err_r) + 1e-10 * float(np.abs(Hr).max()), w=np.round(w, 8).tolist())
+    return lam, err, n, "tensor Gauss-Hermite", agree
+
+
+def _hessian_at_zero_rows(P, pts):
+    """At w = 0, sigma' = 1/4: Hess L(0) = (Gamma + pi m1 m1^T + (1 - pi) m-1 m-1^T) / 4 by hand, against the
+    tensor rule (exact for a quadratic integrand)."""
+    m1, m_1, G, _L, pi, _ = P.arrays()
+    H0 = (G + pi * np.outer(m1, m1) + (1 - pi) * np.outer(m_1, m_1)) / 4
+    tol = 1e-13 * max(1.0, float(np.abs(H0).max()))
+    return [_bound("Hess L(0) = (Gamma + pi m1 m1^T + (1 - pi) m-1 m-1^T) / 4",
+                   float(np.abs(REF.linear_hessian(P, w, 8) - H0).max()), tol) for w in pts if not w.any()]
 
 
 _B33_GAP = {
@@ -215,16 +228,17 @@ def lemma_b_33(p: LemmaB33, ctx):
     ws = np.asarray(P.bayes()[0], float)
     pts = [t * ws for t in p.segment] + [float(p.radius) * np.linalg.norm(ws) * u / np.linalg.norm(u)
                                          for u in ctx.stream("b33").standard_normal((p.random_points, P.d))]
-    rows = []
+    rows, agree = [], _hessian_at_zero_rows(P, pts)
     for w in pts:
-        lam, err, n, method = _smallest_eigenvalue(P, w, p.nodes, p.max_nodes)
+        lam, err, n, method, same = _smallest_eigenvalue(P, w, p.nodes, p.max_nodes)
+        agree += [same] if same else []
         row = _bound("lambda_min > 100 x quadrature error", 100 * err, lam, strict=True, w=w.round(8).tolist(),
                      nodes=n, method=method)
         if not row["passed"] and lam >= -100 * err:
             row.update(passed=None, verdict="inconclusive", reason="|lambda_min| within 100 x the quadrature error",
                        to_settle="a finer quadrature (max_nodes)")
         rows.append(row)
-    return softmix.outcome(sym, softmix.part("numeric", rows), findings=[_B33_GAP], config=P.to_params())
+    return softmix.outcome(sym, softmix.part("numeric", rows + agree), findings=[_B33_GAP], config=P.to_params())
 
 
 # ---- Remark B.36 -------------------------------------------------------------------------------------
