@@ -130,7 +130,7 @@ def critical_search(P, rng, nodes, bayes_nodes, random_starts, grad_tol, escape_
         rows.append(
             {
                 "start": kind,
-                "limit": z.round(8).tolist(),
+                "limit": z.tolist(),
                 "norm": float(np.linalg.norm(z)),
                 "grad_norm": gnorm,
                 "critical": bool(gnorm <= grad_tol and np.linalg.norm(z) <= escape_radius),

@@ -48,6 +48,28 @@ def _draw_31(rng, p, i):
     return {**draw_generic(rng, p, i), "extra_configs": [], "min_critical": max(1, -(-int(p.min_critical) // k))}
 
 
+def _limit_rows(P, rows, p, well, Rstar):
+    """What the search reports of each limit, recomputed here at the limit itself (numerics.lda.eff_risk, the
+    well added for the control): |grad| and R~ - R* to 1e-9 (relative to max(1, |R~|)), and the critical flag
+    from the recomputed |grad| and |zeta| (a limit within 1e-3 grad_tol of grad_tol is not decided)."""
+    out = []
+    for r in rows:
+        z = np.asarray(r["limit"], float)
+        R, g, _ = N.eff_risk(P, z, 1, p.nodes, None, P.d <= 2)
+        if well:
+            v, gw, _ = LC.gaussian_well(z, *well)
+            R, g = R + v, g + gw
+        gn, scale = float(np.linalg.norm(g)), max(1.0, abs(float(R)))
+        where = {"config": P.to_params(), "start": r["start"]}
+        out.append(_bound("|grad R~| and R~ - R* at the limit as the search reports them", max(
+            abs(gn - r["grad_norm"]), abs(float(R) - Rstar - r["risk_gap"])), 1e-9 * scale, **where))
+        crit = gn <= p.grad_tol and float(np.linalg.norm(z)) <= p.escape_radius
+        if abs(gn - p.grad_tol) > 1e-3 * p.grad_tol:
+            out.append({"check": "critical flag = (|grad| <= grad_tol and |zeta| <= escape_radius)",
+                        "passed": bool(crit) == bool(r["critical"]), **where})
+    return out
+
+
 def _membership_rows(P, rows, only_E1):
     """Per critical limit: |R~ - R*| <= tau_R and dist(limit, set) <= tau_d (Bound rows)."""
     out = []
@@ -95,7 +117,7 @@ def thm_3_1(p: Thm31, ctx):
     for i, P in enumerate(problems(p.lda, p.extra_configs)):
         limits, Rstar = LC.critical_search(P, ctx.stream("starts", i), p.nodes, p.bayes_nodes, p.random_starts,
                                            p.grad_tol, p.escape_radius, well)
-        rows += _membership_rows(P, limits, only_E1)
+        rows += _membership_rows(P, limits, only_E1) + _limit_rows(P, limits, p, well, Rstar)
         n_crit += sum(r["critical"] for r in limits)
         if p.mp_refine and (i == 0 or ctx.full):
             hp = _refinement_row(P, limits, p, well)
