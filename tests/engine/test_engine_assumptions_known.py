@@ -558,3 +558,42 @@ def test_a_dropped_assumption_keeps_the_others_that_held_or_could_not_tell(b_hol
     claim, a = _runs_claim(b_holds)
     new, info = violating_values(claim, a, values, None)
     assert new == want and "also_breaks" not in info
+
+
+# ---- survivors of the recorded engine run (seed 2084884): each answered by an exact known answer -----------
+def test_distinct_means_break_with_two_means_sets_the_second_to_the_first():
+    """Two means (the smallest case the break applies to): m2 := m1 exactly."""
+    v = {"means": [[1, 2], [3, -1]]}
+    assert DistinctMeans("means").violate(v, None) == [{"means": [[1, 2], [1, 2]]}]
+    assert DistinctMeans("means").violate({"means": [[1, 2]]}, None) == []  # one mean: nothing to break
+
+
+def test_centred_break_moves_the_first_zero_mean_by_the_first_unit_vector():
+    """Documented: every live mean zero -> move the first of them by e1 (not by another unit vector)."""
+    v = {"w": ["0", "0.5", "0.5"], "ms": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}
+    (over,) = Centred("w", "ms").violate(v, None)
+    assert over["ms"] == [[0, 0, 0], [1, 0, 0], [0, 0, 0]]  # the first *live* mean (weight 0 skipped)
+
+
+def test_a_whole_numpy_field_is_written_back_as_an_array_of_the_new_values():
+    """A vector field held as a NumPy array (its slot is the whole field): the break is written as an array
+    holding the new values, of floats."""
+    v = {"m1": np.array([3.0, 4.0]), "m2": np.array([0.0, 5.0])}
+    a = EqualNorms("m1", "m2")
+    assert a.holds(v) is True
+    cands = a.violate(v, None)
+    assert cands
+    for over in cands:
+        (name,) = over
+        new = over[name]
+        assert isinstance(new, np.ndarray) and new.dtype.kind == "f"
+        assert np.array_equal(new, 1.5 * v[name]) or np.array_equal(new, v[name] / 1.5)
+        assert a.holds({**v, **over}) is False
+
+
+def test_assign_over_a_sympy_matrix_writes_the_new_value_as_it_is():
+    """Only NumPy arrays (``ndim`` and ``tolist``) are written back as arrays: an object with ``tolist`` alone
+    (a SymPy matrix) is replaced by the new value itself."""
+    values = {"m": sp.Matrix([[1, 2]])}
+    assign(values, ("m", None), [Fraction(3, 2), 3])
+    assert values["m"] == [Fraction(3, 2), 3] and not isinstance(values["m"], np.ndarray)
