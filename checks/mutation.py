@@ -276,8 +276,9 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
         from .mutants import TOOL_FILES
         key = hashlib.sha1((key + engine_sources_hash(root, skip=TOOL_FILES)).encode()).hexdigest()
         dirs += ("checks",)
-    # v2: the Python processes a test starts are measured too (mutation_driver._SUBPROCESS_HOOK)
-    path = root / CACHE / f"test-map-v2-{'engine-' if engine else ''}{key[:16]}.json"
+    # v2: the Python processes a test starts are measured too (mutation_driver._SUBPROCESS_HOOK); v3: the lines
+    # run at import (outside any test's context), which no test is credited with
+    path = root / CACHE / f"test-map-v3-{'engine-' if engine else ''}{key[:16]}.json"
     if files is None and path.exists() and not refresh:
         return json.loads(path.read_text())
     names = suite_files(root, _TESTMAP_SKIP) if files is None else list(files)
@@ -296,6 +297,7 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
             return json.loads(out.read_text())
 
     lines: dict = {}
+    imported: dict = {}
     failed: list = []
     seconds: dict = {}
     for i, (g, res) in enumerate(_parallel(one, groups, jobs)):
@@ -303,13 +305,15 @@ def test_map(jobs: int = 2, root: Path | None = None, files=None, refresh: bool 
             dst = lines.setdefault(f, {})
             for ln, ids in by.items():
                 dst.setdefault(ln, []).extend(ids)
+        for f, lns in res.get("import_lines", {}).items():
+            imported.setdefault(f, set()).update(lns)
         failed += res["failed"]
         seconds.update(res["seconds"])
         if progress:
             progress(i + 1, len(groups), g)
     doc = {"hash": key, "files": names, "lines": {f: {ln: sorted(set(v)) for ln, v in by.items()}
                                                  for f, by in lines.items()},
-           "failed": sorted(failed), "seconds": seconds}
+           "import_lines": {f: sorted(v) for f, v in imported.items()}, "failed": sorted(failed), "seconds": seconds}
     if files is None:
         path.parent.mkdir(exist_ok=True)
         path.write_text(json.dumps(doc))
@@ -340,15 +344,18 @@ def tests_for(m, tmap: dict, root: Path | None = None) -> list[str]:
     at module level: any line of the module), clean failures left out: first those in a test file named
     after the mutated module (``configs.py`` -> ``test_*configs*.py``), then the rest, each group fastest
     first.  A module-level mutant is executed by every test that imports its module, often more than the
-    test time allows; the tests written for the module then run before the time runs out."""
+    test time allows; the tests written for the module then run before the time runs out.  So is a line
+    of a function that runs at import (a table built by a module-level call: ``tmap["import_lines"]``),
+    which coverage credits to no test."""
     by = tmap["lines"].get(m.path, {})
     bad = set(tmap.get("failed", ()))
     ids = set(by.get(str(m.stmt_line), ()))
     if not ids and m.stmt_line == m.def_line and m.def_line:
         nxt = _next_def_line(m, root)
         ids = {t for ln, ts in by.items() if m.def_line < int(ln) < nxt for t in ts}
-    if not ids and not m.function:
-        ids = {t for ts in by.values() for t in ts}
+    at_import = m.stmt_line in tmap.get("import_lines", {}).get(m.path, ()) and m.stmt_line != m.def_line
+    if (not ids and not m.function) or at_import:
+        ids |= {t for ts in by.values() for t in ts}
     secs = tmap.get("seconds", {})
     stem = Path(m.path).stem
     named = lambda t: stem in Path(t.split("::")[0]).stem  # noqa: E731

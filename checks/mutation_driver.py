@@ -365,17 +365,21 @@ def _testmap(spec: dict) -> dict:
     cov.stop()
     data = cov.get_data()
     processes = _merge_subprocesses(data, hook)
-    lines = {}
+    lines, imported = {}, {}
     for f in data.measured_files():
         rel = _in_dirs(f, root, dirs)
         if rel is None:
             continue
-        by = {str(ln): sorted(c for c in ctx if c) for ln, ctx in data.contexts_by_lineno(f).items()}
+        ctxs = data.contexts_by_lineno(f)
+        by = {str(ln): sorted(c for c in ctx if c) for ln, ctx in ctxs.items()}
         by = {ln: c for ln, c in by.items() if c}
         if by:
             lines[rel] = by
-    return {"files": spec["files"], "lines": lines, "failed": sorted(set(failed)), "seconds": seconds,
-            "processes": processes}
+        at_import = sorted(ln for ln, ctx in ctxs.items() if "" in ctx)  # run outside any test: at import
+        if at_import:
+            imported[rel] = at_import
+    return {"files": spec["files"], "lines": lines, "import_lines": imported, "failed": sorted(set(failed)),
+            "seconds": seconds, "processes": processes}
 
 
 def _mutant(spec: dict) -> dict:

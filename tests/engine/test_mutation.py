@@ -301,6 +301,10 @@ def test_the_test_map_names_the_tests_that_run_a_line(tmp_path):
     assert tmap["failed"] == ["tests/test_tiny.py::test_broken"]
     m = Mutant("numerics/precision.py", line_int, 0, line_int, 1, "sign", "a", "(b)", line_int, "to_fraction", 20)
     assert set(M.tests_for(m, tmap, tmp_path)) == {"tests/test_tiny.py::test_int", "tests/test_tiny.py::test_process"}
+    # the module's own lines ran when the test file imported it, outside any test: recorded as run at import
+    line_def = 1 + next(i for i, s in enumerate(src) if s.startswith("def to_fraction"))
+    assert line_def in tmap["import_lines"]["numerics/precision.py"]
+    assert line_int not in tmap["import_lines"]["numerics/precision.py"]
 
 
 def test_tests_for_runs_the_tests_named_after_the_module_first():
@@ -315,3 +319,21 @@ def test_tests_for_runs_the_tests_named_after_the_module_first():
                         "tests/test_b.py::fast": 0.1}}
     assert M.tests_for(m, tmap) == ["tests/engine/test_engine_configs.py::slow", "tests/test_b.py::fast",
                                     "tests/test_a.py::t"]
+
+
+def test_tests_for_a_line_run_at_import_selects_every_test_of_the_module():
+    """A line of a function called at import (a table built at module level, like configs._EQUAL_NORM) runs
+    outside every test's context: coverage credits it to no test, or only to the test that happened to
+    import the module first.  It changes what every test of the module sees, so all of them are selected,
+    the tests named after the module first."""
+    import softmix.checks.mutation as M
+
+    lines = {"checks/configs.py": {"95": ["tests/test_a.py::first_import"],
+                                   "120": ["tests/engine/test_engine_configs.py::equal_norms", "tests/test_b.py::t"]}}
+    tmap = {"lines": lines, "import_lines": {"checks/configs.py": [93, 95, 100]},
+            "seconds": {"tests/test_a.py::first_import": 0.1, "tests/engine/test_engine_configs.py::equal_norms": 3.0,
+                        "tests/test_b.py::t": 1.0}}
+    m = Mutant("checks/configs.py", 95, 0, 95, 1, "int", "1", "(0)", 95, "_signed_perms", 93)
+    assert M.tests_for(m, tmap) == ["tests/engine/test_engine_configs.py::equal_norms", "tests/test_a.py::first_import",
+                                    "tests/test_b.py::t"]
+    assert M.tests_for(m, {**tmap, "import_lines": {}}) == ["tests/test_a.py::first_import"]  # without the record
