@@ -188,11 +188,13 @@ class Head:
     def _generic_or(self, which, rng, smix, values, d) -> sp.Matrix:
         if (self.U if which == "U" else self.V) is not None:
             return self.head_matrix(which, smix, values)
-        while True:
+        while True:  # generic as in _generic_head: U non-zero and, for d >= 2, not symmetric; V non-singular
             M = random_matrix(rng, d, d, 2 if which == "U" else 3, 4)
             if which == "U":
-                return exact_matrix([[x / 2 for x in r] for r in M])
-            if _exact_rank(M) == d:
+                if any(x != 0 for r in M for x in r) and (
+                        d == 1 or any(M[i][j] != M[j][i] for i in range(d) for j in range(i + 1, d))):
+                    return exact_matrix([[x / 2 for x in r] for r in M])
+            elif _exact_rank(M) == d:
                 return exact_matrix(M)
 
 
