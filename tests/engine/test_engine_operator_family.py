@@ -77,3 +77,26 @@ def test_equal_norm_means_in_dimension_one_are_two_opposite_points():
         assert a[0] == -b[0] != 0
     with pytest.raises(ValueError, match="at most two"):
         draw(3, 1, 0, means="equal-norms")
+
+
+@pytest.mark.parametrize("K,D", [(2, 2), (3, 3)])
+def test_mean_entries_and_diagonal_covariances_on_their_grids(K, D):
+    """Drawn means: non-zero vectors with entries n / q, |n| <= 3, q <= 2; diagonal covariances: zero off the
+    diagonal, n / q on it with 1 <= n <= 9, q <= 4 (positive definite)."""
+    for s in SEEDS:
+        mix = draw(K, D, s, means="generic", covariance="diagonal").smix
+        for m in mix.means:
+            assert any(x != 0 for x in m) and all(abs(x) <= 3 and sp.fraction(x)[1] in (1, 2) for x in m)
+        for G in mix.covariances:
+            G = sp.Matrix(G)
+            assert all(G[i, j] == 0 for i in range(D) for j in range(D) if i != j)
+            assert all(0 < G[i, i] <= 9 and 36 % sp.fraction(G[i, i])[1] == 0 for i in range(D))
+
+
+@pytest.mark.parametrize("D", [1, 2, 3])
+def test_the_plain_generic_query_grid(D):
+    """The plain path's query: entries n / q with |n| <= 2, q <= 2 (the instances every operator statement
+    without structure is decided on)."""
+    for s in SEEDS:
+        inst = draw(2, D, s)
+        assert all(abs(x) <= 2 and sp.fraction(x)[1] in (1, 2) for x in inst.z)

@@ -144,3 +144,44 @@ def test_model_point_is_inside_the_model(K, D, shared):
                             [sp.eye(D), sp.eye(D)])
     pt = model_point(random.Random(0), fixed, ())
     assert pt[sp.Symbol("p", positive=True)] == R(3, 4)
+
+
+# ---- survivors of the recorded engine run (seed 2084884) ------------------------------------------------
+class _D:
+    """A derivation-like pair: ``derived`` and ``difference()`` (derived - stated) in symbol x."""
+
+    def __init__(self, derived, difference):
+        self.derived, self._diff = derived, difference
+
+    def difference(self):
+        return self._diff
+
+    def free_symbols(self):
+        return sp.sympify(self.derived).free_symbols | sp.sympify(self._diff).free_symbols
+
+
+def test_residual_is_relative_to_the_derived_scale_at_the_papers_tolerance():
+    """A difference refutes above 10^(5 - digits) x max(1, |derived|): 1e-20 against a derived value of 1e6 at
+    30 digits is inside the tolerance (1e-19), 1e-18 is not; against a derived value of 1, 1e-20 refutes."""
+    from softmix.checks.operator_model import _residual
+
+    x = sp.Symbol("x")
+    big = _D(10 ** 6 * x, sp.Float("1e-20") * x)
+    assert not _residual(big, {x: 1}, 30)
+    assert _residual(_D(10 ** 6 * x, sp.Float("1e-18") * x), {x: 1}, 30)
+    assert _residual(_D(x, sp.Float("1e-24") * x), {x: 1}, 30)  # 1e-24 > 1e-25 x 1
+    assert not _residual(_D(x, sp.Float("9e-26") * x), {x: 1}, 30)
+    assert not _residual(_D(x, sp.Float("1e-26") * x), {x: 1}, 30)  # below 10^-25 (not 9^-25)
+
+
+def test_a_refutation_outside_the_model_with_no_point_evaluable_inside_stays_refuted():
+    """When every model point fails to evaluate (here: the difference divides by zero there), nothing was
+    checked inside the model, so the outside refutation is kept: not 'unproven'."""
+    from softmix.checks.operator_model import classify_refutations
+
+    w = sp.Symbol("w")
+    m = mix([w, 1 - w], [I2, G2])
+    d = _D(w, 1 / (w - w))  # zoo everywhere: no point evaluates
+    row = {"status": "refuted", "counterexample": {"w": "3/2"}}  # weights 3/2, -1/2: outside the model
+    assert classify_refutations([row], [(d, m)], (), None, seed=1) is True
+    assert row["status"] == "refuted" and row["inside_model"] is False

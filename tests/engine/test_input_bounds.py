@@ -321,3 +321,21 @@ def test_exact_parameters_reach_a_check_parsed_through_config(tmp_path):
     (tmp_path / "c.json").write_text(json.dumps({"typed-params-claim": {"third": "one third"}}))
     r, _ = _softmix("verify", "--plugin", "typed.py", "--config", "c.json", cwd=tmp_path)
     assert "c.json: typed-params-claim.third: not a number: 'one third'" in _one_line_exit_2(r)
+
+
+def test_a_covariance_that_is_not_square_is_named_with_its_shape():
+    """Survivor of the recorded engine run (params.py:268): the message reads the row length from row 0, so a
+    single-row covariance is a one-line input error, not an IndexError."""
+    from softmix.checks.params import Covariance
+
+    @dataclass
+    class P:
+        G: Covariance = field(default_factory=lambda: [[1, 0], [0, 1]])
+
+    def check(p: P, ctx):  # pragma: no cover - never run: only its parameters are validated
+        return softmix.part("numeric", [{"passed": True}])
+
+    c = softmix.claim(id="cov-shape", title="t", source="tests", controls={"c": "a control"}, register=False)(check)
+    for bad, shape in (([[1, 0, 0]], "1x3"), ([[1, 0, 0], [0, 1, 0]], "2x3")):
+        with pytest.raises(InputError, match=f"a covariance must be square, got {shape}"):
+            validate_params(c, {"G": bad}, "cfg")
