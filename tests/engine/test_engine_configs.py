@@ -80,7 +80,8 @@ def test_equal_norm_means_are_exactly_equal_and_otherwise_generic(K, D):
             assert all(x != 0 for m in ms for x in m)
 
 
-@pytest.mark.parametrize("D,r", [(1, None), (2, None), (3, None), (2, 1), (3, 2), (3, 1), (4, 3)])
+@pytest.mark.parametrize("D,r", [(1, None), (2, None), (3, None), (4, None), (5, None), (2, 1), (3, 2), (3, 1),
+                                 (4, 3)])
 def test_spd_is_symmetric_psd_of_the_asked_rank_and_not_isotropic(D, r):
     for s in SEEDS:
         M = C.spd(rng(s, D, r or 0), D, rank=r)
@@ -273,3 +274,44 @@ def test_a_user_assumption_with_coincident_means_draws_k_equal_means():
             m = C.mixture(rng(s, K, 2, 9), K, 2, assume=(same,))
             assert len(m["means"]) == K and all(mk == m["means"][0] for mk in m["means"])
             assert len(set(m["weights"])) == K
+
+
+# ---- survivors of the recorded engine run (seed 2084884) -------------------------------------------------
+def test_default_mean_norms_use_the_whole_default_range():
+    """``means`` draws norms over its whole default range (0.5, 2.5), not a part of it."""
+    norms = [math.sqrt(float(norm2(m))) for s in SEEDS for m in C.means(rng(s, 2, 2), 2, 2)]
+    assert min(norms) < 0.75 and max(norms) > 2.25
+
+
+def test_equal_norm_means_in_dimension_one_are_at_most_two():
+    assert len(C.means(rng(0, 2, 1), 2, 1, equal_norms=True)) == 2
+    with pytest.raises(ValueError, match="at most two"):
+        C.means(rng(0, 3, 1), 3, 1, equal_norms=True)
+
+
+def test_large_scores_default_to_the_thousands():
+    for s in SEEDS:
+        v = [fr(x) for x in C.large_scores(rng(s, 4), 4)]
+        assert all(1000 <= abs(x) <= 5000 for x in v)
+
+
+class _OneSign:
+    """A generator whose coin always gives the same sign (negative: ``random() >= 1/2``), so the one-sign fix
+    must act, and whose integers count up (distinct scores)."""
+
+    def __init__(self):
+        self.k = 0
+
+    def random(self):
+        return 0.9
+
+    def integers(self, lo, hi):
+        self.k += 1
+        return lo + self.k
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_large_scores_of_one_sign_flip_the_last_only(n):
+    v = C.large_scores(_OneSign(), n)
+    assert [x.startswith("-") for x in v] == [True] * (n - 1) + [False]
+    assert len(set(abs(fr(x)) for x in v)) == n
