@@ -142,3 +142,31 @@ def test_draws_are_validated_and_the_decorator_refuses_anything_else():
                       register=False)
 
 
+
+
+def test_the_claim_names_the_configurations_that_refute_it_and_a_control_does_not():
+    """Survivor of the recorded engine run (configurations.py:143): a claim refuted on a drawn configuration
+    lists it under ``refuted_on`` (the given one is the claim's own verdict); a control's evidence never has
+    ``refuted_on`` (its refutations are its power, listed under ``control_power``)."""
+    c, _ = _claim(lambda rng, p, i: {"x": 10 + i}, quick=2, refute=lambda p, ctl: p.x == 12 or ctl)
+    res = run_claim_object(c, "quick", seed=4)
+    assert res["verdict"] == "refuted" and res["evidence"]["refuted_on"] == ["drawn-2"]
+    (ctl,) = res["negative_controls"]
+    assert "refuted_on" not in ctl["evidence"] and ctl["evidence"]["control_power"]["refuted_on"] == [
+        "paper", "drawn-1", "drawn-2"]
+
+
+def test_findings_of_a_drawn_configuration_are_the_claims_and_not_a_controls():
+    """Survivor of the recorded engine run (configurations.py:143): a finding reported on a drawn
+    configuration is carried to the claim's findings, named by its configuration; a control's findings are
+    not (a control's run is a deliberately wrong statement)."""
+    def check(p: P, ctx):
+        part = softmix.part("numeric", [{"x": p.x, "passed": True}])
+        return softmix.outcome(part, findings=[{"kind": "typo", "detail": f"at x = {p.x}"}] if p.x == 11 else [])
+
+    c = softmix.claim(id="unit-findings", title="t", source="s", controls={"wrong": "a wrong statement"},
+                      configurations=softmix.Draws(lambda rng, p, i: {"x": 10 + i}, quick=1), register=False)(check)
+    res = run_claim_object(c, "quick", seed=4)
+    assert {"configuration": "drawn-1", "kind": "typo", "detail": "at x = 11"} in res["evidence"]["findings"]
+    (ctl,) = res["negative_controls"]
+    assert not any(f.get("configuration") == "drawn-1" for f in ctl["evidence"].get("findings", []))

@@ -74,3 +74,40 @@ def test_the_lattice_ranks_are_strictly_ordered_as_documented():
 def test_documented_constants():
     assert EPS64 == np.finfo(np.float64).eps == 2.0 ** -52  # "eps = 2^-52" (docs/writing-claims.md)
     assert rules.ALPHA == 1e-3  # one family-wise alpha of 1e-3 per claim (docs/finite-prompt.md, README)
+
+
+# ---- survivors of the recorded engine run (seed 2084884): the fits, by known answers -------------------
+def test_fit_inverse_L_recovers_both_coefficients_of_exact_data():
+    from softmix.checks.fits import fit_inverse_L
+
+    Ls = [10, 20, 40, 80]
+    f = fit_inverse_L(Ls, [2 + 3 / L for L in Ls], [0.1, 0.2, 0.1, 0.3])
+    assert f["limit"][0] == pytest.approx(2, abs=1e-12) and f["inverse_L_coefficient"][0] == pytest.approx(3, abs=1e-10)
+    assert f["chi2"] == pytest.approx(0, abs=1e-18) and f["dof"] == 2
+
+
+def test_gof_degrees_of_freedom_weigh_each_point_by_one_minus_its_leverage():
+    """gof_se_dof = Welch-Satterthwaite of the chi-square terms with shares 1 - h_ii, h the leverages of the
+    weighted fit (unequal standard errors, so that the weights matter); the leverages sum to p."""
+    from softmix.checks.fits import _satterthwaite, fit_loglog_slope
+
+    Ls, v = np.array([10.0, 20, 40, 80, 160]), np.array([1.0, 0.52, 0.24, 0.13, 0.061])
+    ses, nus = np.array([0.01, 0.02, 0.004, 0.01, 0.003]), np.array([5.0, 9, 30, 12, 60])
+    f = fit_loglog_slope(Ls, v, ses, se_dof=nus)
+    X = np.vstack([np.ones(5), np.log(Ls)]).T
+    sw = v / ses  # sqrt of the weights of the log values
+    Xw = X * sw[:, None]
+    h = np.diag(Xw @ np.linalg.inv(Xw.T @ Xw) @ Xw.T)
+    assert h.sum() == pytest.approx(2)
+    assert f["gof_se_dof"] == pytest.approx(_satterthwaite(1 - h, nus), rel=1e-12)
+
+
+def test_slope_rule_tests_the_fit_by_default():
+    """SlopeRule's goodness-of-fit test is on by default: a curved log-log series whose slope interval covers
+    the target is refuted by the chi-square test alone, and reports it."""
+    from softmix.checks.fits import SlopeRule
+
+    Ls = [10, 20, 40, 80, 160]
+    v = [L ** -1.0 * (1 + 0.3 * (-1) ** k) for k, L in enumerate(Ls)]  # zig-zag around slope -1
+    r = SlopeRule(1e-3, target=-1.0).decide(Ls, v, [1e-3 * x for x in v])
+    assert "goodness_of_fit" in r and r["goodness_of_fit"]["passed"] is False and r["verdict"] == "refuted"
