@@ -158,7 +158,8 @@ def test_limit_decision_refutes_confirms_and_reports_misfit_as_inconclusive():
     assert d["verdict"] == "refuted" and d["value_tested"] == 4.5
     bent = [5.0 + 30.0 / L - 40000.0 / L**2 for L in Ls]  # a visible 1/L^2 term: the model does not fit
     d = limit_decision(Ls, bent, se, closed_form=4.0, family=_fam(), **kw)
-    assert d["verdict"] == "inconclusive" and "does not fit" in d["reason"] and d["settle"]["prompt_lengths"]
+    assert d["verdict"] == "inconclusive" and "does not fit" in d["reason"]
+    assert d["settle"]["prompt_lengths"] == [4 * L for L in Ls]  # terms beyond 1/L: a grid four times longer
 
 
 def test_limit_decision_outside_reach_spends_no_alpha_and_allowance_blocks_refutation():
@@ -194,3 +195,41 @@ def test_rate_band_and_a_single_length_past_the_threshold():
     assert lo < -0.5 < hi
     d = rate_decision([400], [0.5], [0.01], lam=1.0, log_power=None, family=_fam(), n_samples=10, quantity="q")
     assert d["verdict"] == "inconclusive"
+
+
+# ---- survivors of the recorded engine run (seed 2084884) -------------------------------------------------
+def test_student_factor_is_welch_satterthwaite_of_the_limits_weights():
+    """Two lengths 10 and 20: the limit is a = 2 y(20) - y(10), weights g = (-1, 2); with standard errors
+    se and degrees of freedom nu, nu_a = (sum g^2 se^2)^2 / sum (g^2 se^2)^2 / nu, and the factor is
+    t_{nu_a} / z at alpha / 2 (two lengths: no goodness of fit, the whole alpha to the interval)."""
+    from scipy import stats
+
+    from softmix.checks.mc_verdict import student_factor
+
+    se, nu = [0.3, 0.2], [4.0, 9.0]
+    a = [1 * 0.09, 4 * 0.04]
+    want_nu = sum(a) ** 2 / sum(x * x / n for x, n in zip(a, nu))
+    f, got_nu = student_factor([10, 20], se, nu, 1e-3)
+    assert got_nu == pytest.approx(want_nu, rel=1e-12)
+    assert f == pytest.approx(stats.t.isf(1e-3 / 2, want_nu) / stats.norm.isf(1e-3 / 2), rel=1e-12)
+
+
+def test_rate_band_on_one_length_uses_the_local_slope_of_the_log_power():
+    """One length L: the slope of (ln L)^beta in ln L is beta / ln L."""
+    import math
+
+    from softmix.checks.mc_verdict import rate_band
+
+    lo, hi = rate_band(0.8, 0.5, [400], allowance=1.5)
+    p, w = -1 / 1.6, 1 / math.log(400)
+    assert [lo, hi] == pytest.approx([p - 1.0 * w, p + 2.0 * w])
+
+
+def test_outside_the_reach_a_zero_standard_error_shows_no_fit():
+    """A standard error of 0 is no data to fit: outside the reach the fit is not shown (and nothing raises)."""
+    from softmix.checks.mc_verdict import limit_decision
+
+    out = {"inside": False, "reason": "few effective tokens: test", "settle_lengths": [800, 3200]}
+    d = limit_decision([100, 400], [5.3, 5.1], [0.01, 0.0], closed_form=5.0, reach=out, family=_fam(), n_samples=100,
+                       quantity="y")
+    assert d["verdict"] == "inconclusive" and "fit" not in d and "fitted_limit" not in d
