@@ -347,3 +347,27 @@ def test_margin_guard_says_how_many_samples_would_settle():
     zc = rules.z_critical(1, 0.01)
     assert d["verdict"] == "inconclusive" and d["passed"] is True
     assert d["samples_to_settle"] == math.ceil(100 * (zc * 0.1 / 0.01) ** 2)
+
+
+# ---- survivors of the recorded engine run (seed 2084884) -------------------------------------------------
+def test_definition_by_quadrature_refines_n_to_1p5n_plus_2_up_to_max_nodes(monkeypatch):
+    """The rule schedule n, 1.5 n + 2, ... stops at the last rule that does not pass max_nodes (one of exactly
+    max_nodes included) when two successive rules never agree (a quadrature whose value changes with n)."""
+    import mpmath as mpm
+
+    import softmix.checks.operator_reference as OR
+    from softmix.numerics.mixture import GaussianMixture
+
+    seen = []
+
+    def fake(f, mix, n, dps):
+        seen.append(n)
+        return mpm.matrix([1, n])
+
+    monkeypatch.setattr(OR, "expect_mixture", fake)
+    mix = GaussianMixture.from_values(["1"], [["0"]], [[["1"]]])
+    OR.definition_by_quadrature(mix, [[1]], [[1]], [1], 20, nodes=10, max_nodes=160)
+    assert seen == [10, 17, 27, 42, 65, 99, 150]  # 1.5 x 150 + 2 = 227 > 160: stop
+    seen.clear()
+    OR.definition_by_quadrature(mix, [[1]], [[1]], [1], 20, nodes=10, max_nodes=227)
+    assert seen[-2:] == [150, 227]  # a rule of exactly max_nodes is still tried

@@ -100,3 +100,14 @@ def test_the_plain_generic_query_grid(D):
     for s in SEEDS:
         inst = draw(2, D, s)
         assert all(abs(x) <= 2 and sp.fraction(x)[1] in (1, 2) for x in inst.z)
+
+
+def test_only_a_plain_head_on_the_simple_family_keeps_todays_draw_key():
+    """Survivor of the recorded engine run (operator.py:316): today's key (and so today's instances) only for
+    a head with no fixed U, V or symbols on the generic family; a head with a fixed U gets the family's key."""
+    from softmix.checks.operator import _draw_key
+
+    spec = {**BASE_FAMILY, "transforms": []}
+    plain, fixed = Head(2, 2, dict(BASE_FAMILY)), Head(2, 2, dict(BASE_FAMILY), U=[[1, 0], [0, 1]])
+    assert _draw_key(plain, spec, 2, None) == [2, 2, False, False]
+    assert _draw_key(fixed, spec, 2, None) == [2, 2, False, Head.spec_key(spec), ""]

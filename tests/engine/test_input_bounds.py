@@ -339,3 +339,13 @@ def test_a_covariance_that_is_not_square_is_named_with_its_shape():
     for bad, shape in (([[1, 0, 0]], "1x3"), ([[1, 0, 0], [0, 1, 0]], "2x3")):
         with pytest.raises(InputError, match=f"a covariance must be square, got {shape}"):
             validate_params(c, {"G": bad}, "cfg")
+
+
+def test_an_unknown_parameter_name_suggests_the_nearest_one():
+    """Survivor of the recorded engine run (params.py:360): validate_value names the nearest parameter."""
+    from softmix.checks.params import validate_value
+    from softmix.checks.registry import load_all
+
+    c = load_all()["smart-2025-mixture"]
+    with pytest.raises(InputError, match=r"has no parameter 'weight' \(did you mean 'weights'\?\)"):
+        validate_value(c, "weight", ["1"], "cfg")

@@ -62,6 +62,8 @@ def test_subtly_false_statements_are_refuted_with_a_counterexample(tmp_path):
         c = by[cid]
         assert c["verdict"] == "refuted", cid
         assert c["evidence"]["numeric"]["verdict"] == "refuted"  # not only the symbolic search
+        sym = c["evidence"]["symbolic"]  # and the symbolic refutation is kept: it holds inside the model
+        assert sym["verdict"] == "refuted" and any(r.get("inside_model") for r in sym["rows"]), sym["verdict"]
         ce = c["evidence"]["counterexample"]
         assert float(ce["residual"]) > 1e-6 and ce["dim"] <= 2 and len(ce["mixture"]["weights"]) == 2
     true = by["true-gaussian-affine"]
