@@ -130,3 +130,17 @@ def test_infrastructure_result_keeps_the_first_line_of_the_exception():
     r = infrastructure_result(claims[cid], ValueError("first line\nsecond line"))
     assert r["evidence"]["exception"] == "ValueError: first line" and r["seconds"] == 0
     assert r["title"] == claims[cid].title and r["verdict"] == "error"
+
+
+def test_a_plugin_of_operator_statements_owns_the_claims_it_registered():
+    """Survivor of the recorded engine run (registry.py:287): the claims a plugin registers are its claims even
+    when their check functions live in the engine (an operator statement's check is softmix.checks.operator's),
+    so ``--plugin FILE`` without ids runs them."""
+    from pathlib import Path
+
+    from softmix.checks.registry import load_plugin, plugin_claims
+
+    path = str(Path(__file__).resolve().parents[2] / "examples" / "operator_statements.py")
+    load_plugin(path)
+    ids = plugin_claims(path)
+    assert "ex-gated-experts" in ids and "ex-shared-covariance" in ids
