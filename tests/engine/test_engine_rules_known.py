@@ -111,3 +111,23 @@ def test_slope_rule_tests_the_fit_by_default():
     v = [L ** -1.0 * (1 + 0.3 * (-1) ** k) for k, L in enumerate(Ls)]  # zig-zag around slope -1
     r = SlopeRule(1e-3, target=-1.0).decide(Ls, v, [1e-3 * x for x in v])
     assert "goodness_of_fit" in r and r["goodness_of_fit"]["passed"] is False and r["verdict"] == "refuted"
+
+
+def test_float64_agreement_tolerance_is_ulps_times_condition_times_double_epsilon():
+    """eps = 2^-52 (numpy's float64 epsilon); the tolerance at the default scale 1 is the relative one."""
+    from softmix.checks.rules import EPS64, Float64Agreement
+
+    assert EPS64 == np.finfo(float).eps == 2.0 ** -52
+    r = Float64Agreement(condition=3.0, ulps=8)
+    assert r.rtol == 24 * 2.0 ** -52
+    assert r.tolerance() == r.rtol and r.tolerance(10.0) == 10 * r.rtol and r.tolerance(0.1) == r.rtol
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_bound_adds_its_declared_slack_on_both_forms(strict):
+    from softmix.checks.rules import Bound
+
+    b = Bound(slack=Fraction(1, 10), strict=strict)
+    assert b.decide(Fraction(105, 100), 1)["passed"] is True  # inside rhs + slack
+    assert b.decide(Fraction(12, 10), 1)["passed"] is False
+    assert Bound(slack=0, strict=strict).decide(Fraction(105, 100), 1)["passed"] is False
