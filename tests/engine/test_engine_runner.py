@@ -144,3 +144,27 @@ def test_a_plugin_of_operator_statements_owns_the_claims_it_registered():
     load_plugin(path)
     ids = plugin_claims(path)
     assert "ex-gated-experts" in ids and "ex-shared-covariance" in ids
+
+
+def test_scope_findings_are_added_to_the_claims_own_findings():
+    """Survivor of the recorded engine run (runner.py:100): an assumption-dropped control that is not refuted
+    adds a scope finding beside the findings the claim reported, never in place of them."""
+    from dataclasses import dataclass, field
+
+    import softmix
+    from softmix.checks.assumptions import EqualNorms
+    from softmix.checks.runner import run_claim_object
+
+    @dataclass
+    class Q:
+        means: list = field(default_factory=lambda: [["3", "4"], ["0", "5"]])
+
+    def check(p: Q, ctx):  # the check ignores the means: dropping equal norms cannot refute it
+        part = softmix.part("numeric", [{"passed": True}])
+        return softmix.outcome(part, findings=[{"kind": "typo", "detail": "its own finding"}])
+
+    c = softmix.claim(id="unit-scope", title="t", source="s", controls={"wrong": "unused"},
+                      assumptions=(EqualNorms("means"),), register=False)(check)
+    res = run_claim_object(c, "quick", seed=1)
+    kinds = [f.get("kind") for f in res["evidence"]["findings"]]
+    assert "typo" in kinds and "scope" in kinds, res["evidence"]["findings"]
