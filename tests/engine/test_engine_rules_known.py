@@ -131,3 +131,10 @@ def test_bound_adds_its_declared_slack_on_both_forms(strict):
     assert b.decide(Fraction(105, 100), 1)["passed"] is True  # inside rhs + slack
     assert b.decide(Fraction(12, 10), 1)["passed"] is False
     assert Bound(slack=0, strict=strict).decide(Fraction(105, 100), 1)["passed"] is False
+
+
+def test_bound_shows_high_precision_sides_to_15_digits():
+    from softmix.checks.rules import Bound
+
+    r = Bound().decide(mpm.mpf(1) / 3, Fraction(1, 2))
+    assert r["lhs"] == "0.333333333333333" and r["rhs"] == "0.5"  # (mixed sides: compared and shown in mpmath)
