@@ -19,8 +19,8 @@ from sympy.utilities.iterables import multiset_partitions
 from . import denoising as TD
 from .mixtures import matrix_symbols
 
-__all__ = ["exp_groups", "identity_solutions", "exchanged_endpoint_conditions", "derived_single_heads",
-           "stated_single_heads", "positive_gamma_roots", "circle_family_facts"]
+__all__ = ["exp_groups", "identity_solutions", "solve_polynomial_system", "exchanged_endpoint_conditions",
+           "derived_single_heads", "stated_single_heads", "positive_gamma_roots", "circle_family_facts"]
 
 
 def exp_groups(exprs, z) -> dict:
@@ -78,10 +78,7 @@ def identity_solutions(groups: dict, z, unknowns) -> list[dict]:
                 c = sp.expand(sum(groups[keys[i]][j] for i in blk))
                 if c != 0:
                     eqs += sp.Poly(c, *z).coeffs()
-        G = sp.groebner(eqs, *unknowns, order="grevlex")
-        if G.exprs == [1]:
-            continue
-        for s in sp.solve(G.exprs, unknowns, dict=True, check=False):  # exact: a polynomial basis
+        for s in solve_polynomial_system(eqs, unknowns):
             if s not in sols:
                 sols.append(s)
     return sols
@@ -100,8 +97,35 @@ def exchanged_endpoint_conditions(U, V, m1, m2, gamma, xi) -> list:
     return [sp.numer(sp.together(e)) for e in eqs]
 
 
-def _solve(eqs, unknowns):
-    return sp.solve(sp.groebner(eqs, *unknowns, order="grevlex").exprs, unknowns, dict=True, check=False)
+def solve_polynomial_system(eqs, unknowns) -> list[dict]:
+    """Exact solutions of polynomial equations ``eqs == 0`` in ``unknowns`` (SymPy solution dicts; an
+    unknown left out of a dict is free), never silently empty and never unchecked.
+
+    An inconsistent system (reduced Groebner basis ``[1]``) has no solution: ``[]``.  Otherwise SymPy's
+    ``solve`` runs on the Groebner basis and, when that finds nothing (it does on some
+    positive-dimensional systems, e.g. Prop. C.4's exchanged endpoints in d = 3), on the equations
+    themselves; every solution is substituted back and must make every equation vanish identically.
+    A consistent system with no solution found, or a solution that fails its check, raises
+    ``ArithmeticError``: an empty list always means *no solution*.
+
+    >>> x, y = sp.symbols("x y")
+    >>> solve_polynomial_system([x * y - 1, x - y], [x, y])
+    [{x: -1, y: -1}, {x: 1, y: 1}]
+    >>> solve_polynomial_system([x - 1, x - 2], [x])
+    []
+    """
+    G = sp.groebner(eqs, *unknowns, order="grevlex")
+    if G.exprs == [1]:
+        return []
+    sols = sp.solve(G.exprs, unknowns, dict=True, check=False) or sp.solve(list(eqs), unknowns, dict=True)
+    if not sols:
+        raise ArithmeticError(f"SymPy found no solution of a consistent polynomial system in {len(unknowns)} "
+                              "unknowns: its solution set cannot be decided here")
+    for s in sols:
+        bad = [e for e in eqs if sp.simplify(sp.together(sp.sympify(e).xreplace(s))) != 0]
+        if bad:
+            raise ArithmeticError(f"SymPy returned a solution that does not solve the system: {bad[0]} != 0 at {s}")
+    return sols
 
 
 def derived_single_heads(m1, m2, gamma, xi, pi1):
@@ -123,9 +147,10 @@ def stated_single_heads(U, V, m1, m2, gamma, xi, pi1) -> dict:
     ``"exchanged endpoints"``: the solutions of :func:`exchanged_endpoint_conditions`."""
     m1, m2 = sp.Matrix(m1), sp.Matrix(m2)
     unknowns = list(U) + list(V)
-    out = {"(1)-(3)": _solve(TD.single_head_conditions(U, V, m1, m2, gamma, xi), unknowns)}
+    out = {"(1)-(3)": solve_polynomial_system(TD.single_head_conditions(U, V, m1, m2, gamma, xi), unknowns)}
     if pi1 == sp.Rational(1, 2):
-        out["exchanged endpoints"] = _solve(exchanged_endpoint_conditions(U, V, m1, m2, gamma, xi), unknowns)
+        exchanged = exchanged_endpoint_conditions(U, V, m1, m2, gamma, xi)
+        out["exchanged endpoints"] = solve_polynomial_system(exchanged, unknowns)
     return out
 
 

@@ -11,6 +11,7 @@ from softmix.theory.denoising_heads import (
     exp_groups,
     identity_solutions,
     positive_gamma_roots,
+    solve_polynomial_system,
     stated_single_heads,
 )
 
@@ -90,3 +91,46 @@ def test_exchanged_endpoint_conditions_hold_exactly_at_exchanged_heads_in_three_
     assert conditions_hold(V_ok) and residual(V_ok) < R(1, 10**30)
     assert (V_tr * m2 - a * m1).is_zero_matrix and not (V_tr * m1 - a * m2).is_zero_matrix
     assert not conditions_hold(V_tr) and residual(V_tr) > R(1, 100)
+
+
+def test_stated_exchanged_endpoints_in_three_dimensions_are_a_family_that_holds_the_hand_built_head():
+    """In d = 3 the exchanged endpoints form a positive-dimensional family, on which SymPy's solve of the
+    Groebner basis returns [] (the solutions were lost, silently).  The solved family must be non-empty,
+    hold the hand-built non-symmetric head of the test above, and each solution must solve the system."""
+    R = sp.Rational
+    g = xi = R(3, 2)
+    s = g**2 + xi**2
+    a = xi**2 / s
+    m1, m2 = sp.Matrix([2, 1, 2]), sp.Matrix([2, -2, 1])
+    n = m1.cross(m2)
+    V_ok = sp.Matrix.hstack(a * m2, a * m1, R(2, 3) * (m1 + m2) + R(5, 4) * n) * sp.Matrix.hstack(m1, m2, n).inv()
+    Us, Vs = sp.Matrix(3, 3, sp.symbols("U1:10")), sp.Matrix(3, 3, sp.symbols("V1:10"))
+    sols = stated_single_heads(Us, Vs, m1, m2, g, xi, R(1, 2))["exchanged endpoints"]
+    assert sols
+    at = dict(zip(list(Vs), list(V_ok)))
+    U_ok = g**2 / s**2 * V_ok.inv()
+    held = [sol for sol in sols
+            if all(sp.simplify(sol.get(v, v).xreplace(at) - at[v]) == 0 for v in Vs)
+            and all(sp.simplify(sol.get(u, u).xreplace(at) - w) == 0 for u, w in zip(Us, U_ok))]
+    assert held
+
+
+def test_solve_polynomial_system_never_returns_an_unchecked_or_silently_empty_answer(monkeypatch):
+    """[] only for an inconsistent system; a consistent one SymPy cannot solve, or a wrong solution, raises."""
+    x, y = sp.symbols("x y")
+    assert solve_polynomial_system([x**2 + 1, x - 1], [x]) == []
+    assert solve_polynomial_system([x - 1], [x, y]) == [{x: 1}]
+    monkeypatch.setattr(sp, "solve", lambda *a, **k: [])
+    try:
+        solve_polynomial_system([x - 1], [x])
+    except ArithmeticError as e:
+        assert "no solution" in str(e)
+    else:
+        raise AssertionError("a consistent system solved to [] silently")
+    monkeypatch.setattr(sp, "solve", lambda *a, **k: [{x: 2}])
+    try:
+        solve_polynomial_system([x - 1], [x])
+    except ArithmeticError as e:
+        assert "does not solve" in str(e)
+    else:
+        raise AssertionError("an unchecked solution was returned")
