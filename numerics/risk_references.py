@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from . import risk as RK
+from .attention import cgf
 from .mixture import GaussianMixture
 
 __all__ = ["PARTS", "GH_NODES", "GH_MAX_POINTS", "GH_AGREE", "query_average_by_quadrature",
@@ -190,18 +191,13 @@ def scaled_heads(heads_obj, t: float) -> list:
 
 def head_tails(mix: GaussianMixture, heads, z) -> list:
     """Per head ``(rho(a_h), M(4 a_h) / M(a_h)^4)``, ``a_h = U_h z``: the effective-sample factor and the fourth
-    moment of the softmax weights (how heavy-tailed the Monte Carlo of the first-order terms is)."""
-    w, m, G = mix.arrays()
-
-    def cgf(a):
-        s = np.log(w) + m @ a + 0.5 * np.einsum("i,kij,j->k", a, G, a)
-        return float(s.max() + np.log(np.exp(s - s.max()).sum()))
-
+    moment of the softmax weights (how heavy-tailed the Monte Carlo of the first-order terms is), from the
+    mixture's CGF (:func:`softmix.numerics.attention.cgf`, log space: finite wherever M is)."""
     out = []
     for h in heads:
         a = h.arrays()[0] @ np.asarray(z, float)
-        l1 = cgf(a)
-        out.append((math.exp(cgf(2 * a) - 2 * l1), math.exp(cgf(4 * a) - 4 * l1)))
+        lam1, lam2, lam4 = cgf(mix, np.stack([a, 2 * a, 4 * a]))
+        out.append((math.exp(lam2 - 2 * lam1), math.exp(lam4 - 4 * lam1)))
     return out
 
 
