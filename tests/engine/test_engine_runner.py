@@ -168,3 +168,24 @@ def test_scope_findings_are_added_to_the_claims_own_findings():
     res = run_claim_object(c, "quick", seed=1)
     kinds = [f.get("kind") for f in res["evidence"]["findings"]]
     assert "typo" in kinds and "scope" in kinds, res["evidence"]["findings"]
+
+
+def test_one_worker_runs_in_this_process_and_several_in_a_pool_of_at_most_one_per_claim(plugin, monkeypatch):
+    """``workers`` <= 1 (or no claim) runs in this process, never starting a pool; ``workers`` > 1 starts
+    one pool of min(workers, claims) processes."""
+    from softmix.checks import pool as P
+
+    made = []
+
+    class Spy(P.WorkerPool):
+        def __init__(self, n, *a, **k):
+            made.append(n)
+            super().__init__(n, *a, **k)
+
+    monkeypatch.setattr(P, "WorkerPool", Spy)
+    for workers in (0, 1):
+        assert [r["verdict"] for r in run_claims(IDS, seed=3, plugins=(plugin,), workers=workers)] == ["confirmed"] * 2
+    assert run_claims([], seed=3, plugins=(plugin,), workers=4) == []
+    assert made == []
+    assert [r["verdict"] for r in run_claims(IDS, seed=3, plugins=(plugin,), workers=5)] == ["confirmed"] * 2
+    assert made == [2]
