@@ -257,18 +257,23 @@ class PiNotHalf(_Builtin):
 
 
 class Centred(_Builtin):
-    """The mixture is centred: sum_k pi_k m_k = 0."""
+    """The mixture is centred: sum_k pi_k m_k = 0 (means given without weights: equal weights, so
+    sum_k m_k = 0)."""
     NAME, TEXT = "centred", "the mixture is centred, sum_k pi_k m_k = 0"
     KINDS, FAMILY = ("weights", "means"), {"centred": True}
 
+    @staticmethod
+    def _weights(view):
+        return view.weights or [1] * len(view.means)
+
     def _pred(self, view):
         D = len(view.means[0])
-        return all(sum(w * m[i] for w, m in zip(view.weights, view.means)) == 0 for i in range(D))
+        return all(sum(w * m[i] for w, m in zip(self._weights(view), view.means)) == 0 for i in range(D))
 
     def _breaks(self, view):
         """Scale the first nonzero mean of a nonzero weight by 3/2 (the sum moves by half its term);
         when every such mean is zero, move the first of them by the first unit vector."""
-        weights = view.weights or [1] * len(view.means)
+        weights = self._weights(view)
         live = [k for k, w in enumerate(weights[:len(view.means)]) if w != 0]
         for k in live:
             if any(view.means[k]):

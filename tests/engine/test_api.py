@@ -95,6 +95,9 @@ def test_decide_proves_and_refutes_derivations():
     assert pt.verdict == "refuted" and "counterexample" in pt.rows[1]
     out = outcome(decide([good], ctx), part("numeric", [Residual(30).decide(0)]))
     assert out.verdict == "verified" and set(out.evidence) >= {"symbolic", "numeric", "verdict_rule"}
+    # documented default: 30 digits, in each row and in the part's rule
+    assert [r["digits"] for r in pt.rows] == [30, 30] and "at 30 digits" in pt.rule
+    assert decide([wrong], ctx, digits=40).rows[0]["digits"] == 40
 
 
 # ---- the decorator ---------------------------------------------------------------------------

@@ -597,3 +597,23 @@ def test_assign_over_a_sympy_matrix_writes_the_new_value_as_it_is():
     values = {"m": sp.Matrix([[1, 2]])}
     assign(values, ("m", None), [Fraction(3, 2), 3])
     assert values["m"] == [Fraction(3, 2), 3] and not isinstance(values["m"], np.ndarray)
+
+
+def test_centred_on_means_without_weights_reads_equal_weights_in_the_predicate_and_the_break():
+    """Means given without weights: centred means sum_k m_k = 0 (equal weights), both when judged and when
+    broken -- never vacuously true; the break scales the first nonzero mean (not the first mean)."""
+    a = Centred("ms")
+    assert a.holds({"ms": [[1, 0], [2, 0]]}) is False
+    assert a.holds({"ms": [[1, -2], [-1, 2]]}) is True
+    v = {"ms": [[0, 0], [1, 2], [-1, -2]]}
+    assert a.holds(v) is True
+    assert a.violate(v, None) == [{"ms": [[0, 0], [1.5, 3], [-1, -2]]}]
+    assert a.holds({**v, **a.violate(v, None)[0]}) is False
+
+
+def test_shared_isotropic_break_with_two_components_scales_the_last_covariance():
+    """Two covariances (the smallest case of the documented break): the last one times 3/2, the first kept."""
+    covs = [[[2, 0], [0, 2]], [[2, 0], [0, 2]]]
+    (over,) = SharedIsotropic("covs").violate({"covs": covs}, None)
+    assert over["covs"][0] == [[2, 0], [0, 2]]
+    assert [[exact(x) for x in r] for r in over["covs"][1]] == [[3, 0], [0, 3]]
