@@ -315,3 +315,15 @@ def test_large_scores_of_one_sign_flip_the_last_only(n):
     v = C.large_scores(_OneSign(), n)
     assert [x.startswith("-") for x in v] == [True] * (n - 1) + [False]
     assert len(set(abs(fr(x)) for x in v)) == n
+
+
+def test_rational_draws_every_point_of_its_decimal_grid_and_keeps_signs():
+    """``rational(rng, low, high, digits)`` draws from the grid of multiples of 10^-digits in [low, high]:
+    over many draws every point appears (and nothing else); a one-point range returns that point, with
+    its sign even at the smallest magnitude, -10^-digits."""
+    rng = np.random.default_rng(5)
+    got = {C.rational(rng, 0, 1, digits=1) for _ in range(600)}
+    assert got == {"0", "1"} | {f"0.{k}" for k in range(1, 10)}
+    assert C.rational(rng, 0.5, 0.5) == "0.5"
+    assert C.rational(rng, -0.01, -0.01) == "-0.01" and C.rational(rng, -0.001, -0.001, digits=3) == "-0.001"
+    assert C.rational(rng, -0.05, -0.05) == "-0.05" and C.rational(rng, -1.25, -1.25) == "-1.25"
