@@ -78,6 +78,9 @@ def test_equal_norm_means_are_exactly_equal_and_otherwise_generic(K, D):
             assert any(a[i] * b[j] - a[j] * b[i] != 0 for i in range(D) for j in range(i + 1, D)), (a, b)
         if D <= 3:
             assert all(x != 0 for m in ms for x in m)
+        # written as short decimals (at most 3 places), never as fractions
+        raw = C.means(rng(s, K, D), K, D, equal_norms=True)
+        assert all("/" not in x and len(x.split(".")[-1] if "." in x else "") <= 3 for m in raw for x in m), raw
 
 
 @pytest.mark.parametrize("D,r", [(1, None), (2, None), (3, None), (4, None), (5, None), (2, 1), (3, 2), (3, 1),
