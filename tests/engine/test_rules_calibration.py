@@ -375,3 +375,15 @@ def test_every_claims_result_reports_the_alpha_it_spent():
 
     assert run_claim("zfb-linear-flow", seed=3)["alpha_spent"] == pytest.approx(ALPHA)
     assert run_claim("prop-2.1", seed=3)["alpha_spent"] == 0.0
+
+
+def test_mean_se_dof_exactly_at_a_small_heavy_tailed_sample():
+    """The documented formula to the last digit at n = 5 (where 2/(n-1) and 2/n differ by a quarter):
+    x = (0, 0, 0, 0, 10): m2 = 16, kappa = 3.25, nu = 2 / (2/4 + 0.25/5) = 40/11."""
+    x = [0.0, 0.0, 0.0, 0.0, 10.0]
+    c = np.asarray(x) - 2.0
+    kappa = float(np.mean(c**4)) / float(np.mean(c**2)) ** 2
+    assert kappa == pytest.approx(3.25)
+    assert mean_se_dof(x) == pytest.approx(40 / 11, rel=1e-12)
+    # lighter than Gaussian (kappa = 1) is not credited: exactly n - 1
+    assert mean_se_dof([-1.0, 1.0, -1.0, 1.0]) == 3.0 and mean_se_dof([-2.0, 2.0] * 5) == 9.0
