@@ -1,6 +1,7 @@
 """Verdicts of `softmix risk --mc` and `softmix finite-prompt --mc` (issue 26), tested as processes: exit codes,
 the `decision` object, the one-line summary on stderr, and the reach rules (docs/finite-prompt.md, sec. 10)."""
 import json
+import math
 import subprocess
 import sys
 
@@ -233,3 +234,57 @@ def test_outside_the_reach_a_zero_standard_error_shows_no_fit():
     d = limit_decision([100, 400], [5.3, 5.1], [0.01, 0.0], closed_form=5.0, reach=out, family=_fam(), n_samples=100,
                        quantity="y")
     assert d["verdict"] == "inconclusive" and "fit" not in d and "fitted_limit" not in d
+
+
+# ---- survivors of the engine run on f883275 (seed 260584053) --------------------------------------------
+def test_student_factor_keeps_a_satterthwaite_dof_between_one_and_two():
+    """nu_a below 2 is reported as it is (the floor is 1): se (0.3, 0.2), nu (1, 1), lengths 10, 20:
+    nu_a = (0.09 + 0.16)^2 / (0.09^2 + 0.16^2) = 1.855..."""
+    from softmix.checks.mc_verdict import student_factor
+
+    a = [0.09, 0.16]
+    _f, nu = student_factor([10, 20], [0.3, 0.2], [1.0, 1.0], 1e-3)
+    assert nu == pytest.approx(sum(a) ** 2 / sum(x * x for x in a), rel=1e-12) and 1 < nu < 2
+
+
+def test_outside_the_reach_two_lengths_still_show_the_fit_and_the_reason_says_where_it_comes_from():
+    from softmix.checks.mc_verdict import limit_decision
+
+    out = {"inside": False, "reason": "few effective tokens: test", "settle_lengths": [800, 3200]}
+    d = limit_decision([100, 400], [5.3, 5.1], [0.01, 0.01], closed_form=5.0, reach=out, family=_fam(),
+                       n_samples=100, quantity="y")
+    assert d["reason"] == "outside the expansion's reach: few effective tokens: test"
+    assert d["fitted_limit"] == pytest.approx((400 * 5.1 - 100 * 5.3) / 300)  # a = (L2 y2 - L1 y1) / (L2 - L1)
+
+
+def test_a_refutation_the_remainder_can_explain_asks_for_prompts_longer_by_the_documented_power_of_two():
+    """Gap between z s and z s + allowance: inconclusive, settle lengths f L with f = 2^ceil(log2 max(1,
+    sqrt(allowance / s))) -- f = 1 when the allowance is below s, f = 4 when it is 10 s."""
+    from softmix.checks.mc_verdict import limit_decision
+
+    Ls, ses = [100, 400], [0.01, 0.01]
+    g_over_L2 = (1 / 3) / 100**2 + (4 / 3) / 400**2  # |g_i| / L_i^2, g = (-1/3, 4/3) for two lengths
+    base = limit_decision(Ls, [5.0 + 30 / L for L in Ls], ses, closed_form=5.0, reach=INSIDE, family=_fam(),
+                          n_samples=100, quantity="y")
+    s, zc = base["limit_se"], base["z_critical"]
+    for share, f in ((0.5, 1), (10.0, 4)):
+        allow = share * s
+        a = 5.0 + zc * s + 0.5 * allow
+        d = limit_decision(Ls, [a + 30 / L for L in Ls], ses, closed_form=5.0, family=_fam(), n_samples=100,
+                           quantity="y", reach={"inside": True, "allowance_coefficient": allow / g_over_L2})
+        assert d["remainder_allowance"] == pytest.approx(allow, rel=1e-9)
+        assert d["verdict"] == "inconclusive" and "omitted c4" in d["reason"]
+        assert d["settle"]["prompt_lengths"] == [f * L for L in Ls]
+
+
+def test_finite_prompt_reach_outside_names_both_thresholds():
+    """One Gaussian N(0, 1), a = U z = 3: rho = e^9, far outside the reach at L = 100; the reason names the
+    first correction's threshold TERM_RATIO and the omitted term's TERM_RATIO^2."""
+    from softmix.checks.mc_verdict import finite_prompt_reach
+    from softmix.numerics.expansion_reach import TERM_RATIO
+    from softmix.numerics.mixture import GaussianMixture
+
+    g = GaussianMixture.from_json_obj({"weights": ["1"], "means": [["0"]], "covariances": [[["1"]]]})
+    r = finite_prompt_reach(g, [[3.0]], [[1.0]], [1.0], [100, 400])
+    assert r["inside"] is False and r["rho"] == pytest.approx(math.exp(9), rel=1e-9)
+    assert f"are not below {TERM_RATIO} and {TERM_RATIO ** 2}: the remainder" in r["reason"]
