@@ -111,6 +111,10 @@ def test_slope_rule_tests_the_fit_by_default():
     v = [L ** -1.0 * (1 + 0.3 * (-1) ** k) for k, L in enumerate(Ls)]  # zig-zag around slope -1
     r = SlopeRule(1e-3, target=-1.0).decide(Ls, v, [1e-3 * x for x in v])
     assert "goodness_of_fit" in r and r["goodness_of_fit"]["passed"] is False and r["verdict"] == "refuted"
+    # the rule's text says which it is: with the test, "and the model fits"; without, "no goodness-of-fit test"
+    on, off = SlopeRule(1e-3, target=-1.0).describe(), SlopeRule(1e-3, target=-1.0, gof=False).describe()
+    assert "chi-square goodness of fit" in on and "the model fits" in on and "no goodness-of-fit" not in on
+    assert "no goodness-of-fit test" in off and "the model fits" not in off
 
 
 def test_float64_agreement_tolerance_is_ulps_times_condition_times_double_epsilon():
