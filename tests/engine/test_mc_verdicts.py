@@ -288,3 +288,14 @@ def test_finite_prompt_reach_outside_names_both_thresholds():
     r = finite_prompt_reach(g, [[3.0]], [[1.0]], [1.0], [100, 400])
     assert r["inside"] is False and r["rho"] == pytest.approx(math.exp(9), rel=1e-9)
     assert f"are not below {TERM_RATIO} and {TERM_RATIO ** 2}: the remainder" in r["reason"]
+
+
+def test_summary_line_past_the_threshold_shows_the_slope_interval_and_the_allowed_range_to_3_places():
+    from softmix.checks.mc_verdict import summary_line
+
+    d = {"past_threshold": True, "lambda": 0.8, "slope": -0.61234, "slope_interval": [-0.7, -0.52],
+         "allowed_slopes": [-0.78912, -0.45678], "band": [-1, 0], "verdict": "confirmed",
+         "reason": "the slope interval lies within the predicted range"}
+    assert summary_line("risk", d) == (
+        "softmix risk: past the threshold (lambda* = 0.8 >= 1/2, the 1/L coefficient is infinite); slope -0.612 "
+        "[-0.7, -0.52], allowed [-0.789, -0.457]: confirmed -- the slope interval lies within the predicted range")
