@@ -150,3 +150,13 @@ def test_fixed_U_and_V_must_be_sympy_matrices_of_the_dimension(bad):
             softmix.operator_claim(f"fixed-{bad}-{key}", stated, components=1, dim=2, **{key: given})
     softmix.operator_claim("fixed-ok", stated, components=1, dim=2, U=sp.eye(2), V=sp.Rational(1, 2) * sp.eye(2),
                            register=False)
+
+
+def test_an_operator_statements_parameter_type_is_named_after_its_id_as_an_identifier():
+    """The parameters dataclass of an operator statement is named OperatorParams_<id>, every character of the
+    id outside [A-Za-z0-9_] replaced by '_' (a valid identifier, shown in schemas and errors)."""
+    import softmix.checks.operator as O
+
+    P = O._params_type("user/my-claim.v2", 2, 2, False)
+    assert P.__name__ == "OperatorParams_user_my_claim_v2" and P.__name__.isidentifier()
+    assert O._params_type("plain_id", 2, 2, False).__name__ == "OperatorParams_plain_id"
