@@ -111,3 +111,37 @@ def test_only_a_plain_head_on_the_simple_family_keeps_todays_draw_key():
     plain, fixed = Head(2, 2, dict(BASE_FAMILY)), Head(2, 2, dict(BASE_FAMILY), U=[[1, 0], [0, 1]])
     assert _draw_key(plain, spec, 2, None) == [2, 2, False, False]
     assert _draw_key(fixed, spec, 2, None) == [2, 2, False, Head.spec_key(spec), ""]
+
+
+# ---- survivors of the engine run on f883275 (seed 260584053) --------------------------------------------
+@pytest.mark.parametrize("D", [2, 3])
+def test_the_mean_grid_is_reached_at_its_extremes_and_halves(D):
+    """The documented grid n / q, |n| <= 3, q <= 2 is used whole: over the seeds some entry is +-3 and some a
+    half-integer (a narrower grid would pass the bounds alone)."""
+    xs = [x for s in SEEDS for m in draw(3, D, s, means="generic", covariance="diagonal").smix.means for x in m]
+    assert any(abs(x) == 3 for x in xs) and any(sp.fraction(x)[1] == 2 for x in xs)
+
+
+def test_equal_norm_radius_is_drawn_on_its_grid_of_halves():
+    """The equal-norm radius is n / q with 1 <= n <= 6, q <= 2: some radius over the seeds is a half-integer
+    (in d = 1 the means are +-radius)."""
+    rs = [abs(draw(2, 1, s, means="equal-norms").smix.means[0][0]) for s in SEEDS]
+    assert all(0 < r <= 6 and sp.fraction(r)[1] in (1, 2) for r in rs)
+    assert any(sp.fraction(r)[1] == 2 for r in rs) and any(sp.fraction(r)[1] == 1 for r in rs)
+
+
+def test_extra_symbols_are_drawn_positive_never_zero():
+    """Extra symbols are positive: values n / q with 1 <= n <= 9, q <= 4, never 0 (a zero would hide the
+    terms the symbol multiplies)."""
+    c = sp.Symbol("c", positive=True)
+    spec = {**BASE_FAMILY, "transforms": []}
+    vals = [Head(2, 2, dict(BASE_FAMILY), symbols=(c,)).draw(np.random.default_rng([s, 7]), 2, spec,
+                                                             degenerate=False).symbols["c"] for s in range(60)]
+    assert all(sp.Rational(1, 4) <= v <= 9 and 36 % sp.fraction(v)[1] == 0 for v in vals)
+
+
+@pytest.mark.parametrize("D", [1, 2, 3])
+def test_one_centred_component_has_the_zero_mean(D):
+    for s in range(5):
+        (m,) = draw(1, D, s, centred=True).smix.means
+        assert list(m) == [0] * D

@@ -160,3 +160,23 @@ def test_an_operator_statements_parameter_type_is_named_after_its_id_as_an_ident
     P = O._params_type("user/my-claim.v2", 2, 2, False)
     assert P.__name__ == "OperatorParams_user_my_claim_v2" and P.__name__.isidentifier()
     assert O._params_type("plain_id", 2, 2, False).__name__ == "OperatorParams_plain_id"
+
+
+@pytest.mark.parametrize("D,quad", [(1, [1]), (2, [2]), (3, [])])
+def test_an_operator_statements_dimensions_by_profile(D, quad):
+    """Quick: quadrature cross-check in D <= 2 only, exact checks in D and D + 2; full: exact checks in D, D + 1
+    and D + 3, two instances each; a statement with a fixed U or V is checked in its own dimension only."""
+    import dataclasses
+
+    import softmix.checks.operator as O
+
+    def stated(m, U, V, z):
+        return V * z
+
+    c = O.operator_claim(f"dims-{D}", stated, components=2, dim=D, register=False)
+    quick = {f.name: (f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default)
+             for f in dataclasses.fields(c.params_type)}
+    assert quick["quadrature_dims"] == quad and quick["exact_dims"] == [D, D + 2] and quick["instances"] == 1
+    assert c.profiles["full"] == {"exact_dims": [D, D + 1, D + 3], "instances": 2}
+    fixed = O.operator_claim(f"dims-fixed-{D}", stated, components=2, dim=D, U=sp.eye(D), register=False)
+    assert fixed.profiles["full"]["exact_dims"] == [D]
