@@ -145,3 +145,25 @@ def test_one_centred_component_has_the_zero_mean(D):
     for s in range(5):
         (m,) = draw(1, D, s, centred=True).smix.means
         assert list(m) == [0] * D
+
+
+@pytest.mark.parametrize("D", [1, 2, 3])
+def test_structured_covariance_families_of_a_head_with_a_fixed_U(D):
+    """A head with a fixed U is not plain, so every covariance family is drawn by the structured path: shared ->
+    one covariance for all; general -> drawn one by one; shared-isotropic -> one v I, v > 0; isotropic -> v_k I."""
+    head = Head(3, D, dict(BASE_FAMILY), U=sp.eye(D))
+    general_distinct = 0
+    for s in range(15):
+        def covs(kind):
+            spec = {**BASE_FAMILY, "transforms": [], "covariance": kind}
+            inst = head.draw(np.random.default_rng([s, D]), D, spec, degenerate=False)
+            return [sp.Matrix(G) for G in inst.smix.covariances]
+
+        sh = covs("shared")
+        assert len(sh) == 3 and all(G == sh[0] for G in sh)
+        general_distinct += len({sp.ImmutableMatrix(G) for G in covs("general")}) > 1
+        for kind, n_distinct in (("shared-isotropic", 1), ("isotropic", 3)):
+            iso = covs(kind)
+            assert len(iso) == 3 and all(G == G[0, 0] * sp.eye(D) and G[0, 0] > 0 for G in iso)
+            assert len({G[0, 0] for G in iso}) == n_distinct
+    assert general_distinct >= 10  # general: drawn one by one (equal only by chance, on a small grid in D = 1)

@@ -185,3 +185,15 @@ def test_a_refutation_outside_the_model_with_no_point_evaluable_inside_stays_ref
     row = {"status": "refuted", "counterexample": {"w": "3/2"}}  # weights 3/2, -1/2: outside the model
     assert classify_refutations([row], [(d, m)], (), None, seed=1) is True
     assert row["status"] == "refuted" and row["inside_model"] is False
+
+
+def test_no_refuted_row_means_no_refutation_remains():
+    """Rows that are proven (or have no counterexample to judge) leave nothing refuted: False, rows untouched."""
+    from softmix.checks.operator_model import classify_refutations
+
+    x = sp.Symbol("x")
+    m = mix([sp.Rational(1, 3), sp.Rational(2, 3)], [I2, G2])
+    rows = [{"status": "proven"}, {"status": "refuted", "counterexample": None}]
+    assert classify_refutations([], [], (), None, seed=1) is False
+    assert classify_refutations(rows, [(_D(x, x), m)] * 2, (), None, seed=1) is False
+    assert rows == [{"status": "proven"}, {"status": "refuted", "counterexample": None}]
