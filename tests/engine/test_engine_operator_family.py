@@ -167,3 +167,13 @@ def test_structured_covariance_families_of_a_head_with_a_fixed_U(D):
             assert len(iso) == 3 and all(G == G[0, 0] * sp.eye(D) and G[0, 0] > 0 for G in iso)
             assert len({G[0, 0] for G in iso}) == n_distinct
     assert general_distinct >= 10  # general: drawn one by one (equal only by chance, on a small grid in D = 1)
+
+
+@pytest.mark.parametrize("D", [1, 2, 3])
+def test_the_plain_generic_head_grid(D):
+    """The plain path's head (_instance): U entries n / (2 q), |n| <= 2, q <= 4; V entries n / q, |n| <= 3,
+    q <= 4 (the instances every operator statement without structure is decided on)."""
+    for s in SEEDS:
+        inst = draw(2, D, s)
+        assert all(abs(2 * x) <= 2 and sp.fraction(2 * x)[1] <= 4 for x in inst.U)
+        assert all(abs(x) <= 3 and sp.fraction(x)[1] <= 4 for x in inst.V)
