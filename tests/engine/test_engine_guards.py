@@ -371,3 +371,25 @@ def test_definition_by_quadrature_refines_n_to_1p5n_plus_2_up_to_max_nodes(monke
     seen.clear()
     OR.definition_by_quadrature(mix, [[1]], [[1]], [1], 20, nodes=10, max_nodes=227)
     assert seen[-2:] == [150, 227]  # a rule of exactly max_nodes is still tried
+
+
+def test_definition_by_quadrature_stops_at_the_default_tolerance_ten_to_the_ten_minus_dps(monkeypatch):
+    """Default tol = 10^(10 - dps): successive rules whose relative difference falls as 10^-(n / 2) stop at the
+    first n whose difference is at most 10^-20 for dps = 30 (not at a looser or tighter one)."""
+    import mpmath as mpm
+
+    import softmix.checks.operator_reference as OR
+    from softmix.numerics.mixture import GaussianMixture
+
+    seen = []
+
+    def fake(f, mix, n, dps):
+        seen.append(n)
+        with mpm.workdps(dps):
+            return mpm.matrix([1, 1 + mpm.mpf(10) ** (-mpm.mpf(n) / 2)])
+
+    monkeypatch.setattr(OR, "expect_mixture", fake)
+    mix = GaussianMixture.from_values(["1"], [["0"]], [[["1"]]])
+    _val, err = OR.definition_by_quadrature(mix, [[1]], [[1]], [1], 30, nodes=10, max_nodes=400)
+    # differences ~ 10^(-prev/2): 10, 17, 27, 42 (diff ~1e-13.5), 65 (diff ~1e-21): stop at 65
+    assert seen == [10, 17, 27, 42, 65] and err <= mpm.mpf(10) ** -20
