@@ -142,3 +142,32 @@ def test_bound_shows_high_precision_sides_to_15_digits():
 
     r = Bound().decide(mpm.mpf(1) / 3, Fraction(1, 2))
     assert r["lhs"] == "0.333333333333333" and r["rhs"] == "0.5"  # (mixed sides: compared and shown in mpmath)
+
+
+# ---- survivors of the engine run on f883275 (seed 260584053) --------------------------------------------
+def test_t_critical_is_two_sided_by_default():
+    from scipy import stats
+
+    assert rules.t_critical(10, 0.05) == pytest.approx(float(stats.t.isf(0.025, 10)), rel=1e-14)
+    assert rules.t_critical(10, 0.05, sides=1) == pytest.approx(float(stats.t.isf(0.05, 10)), rel=1e-14)
+    assert rules.t_critical(0, 0.05) == rules.t_critical(1, 0.05)  # at least one degree of freedom
+
+
+@pytest.mark.parametrize("sides,z,passed", [("lower", -1.0, True), ("upper", 1.0, True), ("two", 1.0, True),
+                                            ("two", -1.0, True)])
+def test_a_z_score_exactly_at_the_critical_value_is_not_rejected(sides, z, passed):
+    """The rejection region is open: |z| = z_crit (on the tested side) passes."""
+    one = 1 if sides != "two" else 2
+    zc = rules.z_critical(1, 1e-3, one)
+    r = rules.ZTest(1e-3, sides=sides).decide([z * zc], [1.0], [0.0])
+    assert r["passed"] is passed
+    beyond = rules.ZTest(1e-3, sides=sides).decide([z * zc * (1 + 1e-9)], [1.0], [0.0])
+    assert beyond["passed"] is False
+
+
+def test_chi_square_calibration_interval_is_the_two_sided_alpha_over_two_quantiles():
+    from scipy import stats
+
+    r = rules.ChiSquareCalibration(0.01).decide([0.5, -1.0, 1.2, 0.1])
+    assert r["interval"] == pytest.approx([stats.chi2.ppf(0.005, 4), stats.chi2.isf(0.005, 4)], rel=1e-14)
+    assert r["chi2"] == pytest.approx(0.25 + 1 + 1.44 + 0.01) and r["dof"] == 4
