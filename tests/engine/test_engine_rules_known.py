@@ -171,3 +171,15 @@ def test_chi_square_calibration_interval_is_the_two_sided_alpha_over_two_quantil
     r = rules.ChiSquareCalibration(0.01).decide([0.5, -1.0, 1.2, 0.1])
     assert r["interval"] == pytest.approx([stats.chi2.ppf(0.005, 4), stats.chi2.isf(0.005, 4)], rel=1e-14)
     assert r["chi2"] == pytest.approx(0.25 + 1 + 1.44 + 0.01) and r["dof"] == 4
+
+
+def test_chi_square_calibration_interval_is_closed(monkeypatch):
+    """A sum exactly at either end of the interval is inside (closed interval): the quantiles are set to 1/4
+    and 4, which z = 1/2 and z = 2 reach exactly."""
+    import types
+
+    rule = rules.ChiSquareCalibration(0.01)
+    monkeypatch.setattr(rules, "stats", types.SimpleNamespace(
+        chi2=types.SimpleNamespace(ppf=lambda a, n: 0.25, isf=lambda a, n: 4.0)))
+    assert rule.decide([0.5])["passed"] is True and rule.decide([2.0])["passed"] is True
+    assert rule.decide([0.4999])["passed"] is False and rule.decide([2.0001])["passed"] is False
