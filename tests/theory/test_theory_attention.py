@@ -48,3 +48,14 @@ def test_exp_atoms_soundness_on_a_false_identity():
     assert not simplify_zero(sp.exp(x) - sp.exp(2 * x))
     assert simplify_zero(sp.exp(x) ** 2 - sp.exp(2 * x))
     assert exp_atoms_to_symbols(sp.exp(sp.log(3) + x)).has(sp.Symbol)
+
+
+def test_prop_a1_is_decided_on_independent_masses_and_atoms_of_each_component():
+    """Prop. A.1's family is generic: every component has its own masses q_k_j, atoms x_kj and alignment values
+    (shared symbols would decide a narrower family), and the weights are positive symbols pi_k."""
+    d = TA.prop_a1_derivation(K=2, atoms_per_component=2, D=2)
+    names = {s.name for s in d.free_symbols()}
+    assert {"q1_1", "q1_2", "q2_1", "q2_2", "A1_1", "A1_2", "A2_1", "A2_2", "pi1", "pi2"} <= names
+    assert {"x11_1", "x12_1", "x21_1", "x22_1"} <= names
+    pis = [s for s in d.free_symbols() if s.name in ("pi1", "pi2")]
+    assert all(s.is_positive for s in pis)
