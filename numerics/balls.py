@@ -267,6 +267,13 @@ def ball_contains(ball: arb, ref, rad):
     """
     import mpmath as mpm
 
-    r = arb(mpm.nstr(mpm.mpf(ref), max(mpm.mp.dps, 30) + 15), mpm.nstr(mpm.mpf(rad), 5))
+    digits = max(mpm.mp.dps, 30) + 15
+    with mpm.workdps(digits + 5):
+        ref = mpm.mpf(ref)
+        # outward: the decimal strings lose at most half a unit of their last digit, so the radius is widened by
+        # one unit of the centre's last digit and by 1e-4 relative before it is rounded to 5 digits (a radius
+        # rounded down would make a ball narrower than the reference's accuracy read as containing it)
+        rad_out = mpm.mpf(rad) * (1 + mpm.mpf(10) ** -4) + abs(ref) * mpm.mpf(10) ** (1 - digits)
+        r = arb(mpm.nstr(ref, digits), mpm.nstr(rad_out, 5))
     lo, hi = le(ball.lower(), r), le(r, ball.upper())
     return True if (lo is True and hi is True) else (False if (lo is False or hi is False) else None)

@@ -38,14 +38,8 @@ def _F(x) -> Fraction:
 
 def ball_contains(ball, ref, rad):
     """Tri-state: does ``ball`` contain the number known to lie within ``rad`` of the mpf ``ref``?
-    True when certainly, False when the ball certainly misses it, None otherwise (a ball narrower
-    than the reference's accuracy: consistent, not decided)."""
-    from flint import arb
-
-    B = _balls()
-    r = arb(mpm.nstr(ref, max(mpm.mp.dps, 30) + 15), mpm.nstr(mpm.mpf(rad), 5))
-    lo, hi = B.le(ball.lower(), r), B.le(r, ball.upper())
-    return True if (lo is True and hi is True) else (False if (lo is False or hi is False) else None)
+    (:func:`softmix.numerics.balls.ball_contains`.)"""
+    return _balls().ball_contains(ball, ref, rad)
 
 
 # ---- the linear-attention gap ---------------------------------------------------------------------

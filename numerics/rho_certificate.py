@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import mpmath as mpm
 import numpy as np
 
 from .mixture import GaussianMixture
@@ -161,11 +160,6 @@ def rho_lower_bounds(mixture: dict, tilt_box, grid: int, prec: int = 96, denomin
 
 
 def ball_contains(B, ball, ref, rad):
-    """Tri-state: does ``ball`` contain the number known to lie within ``rad`` of the mpf ``ref``?  True when
-    certainly, False when the ball certainly misses it, None otherwise (a ball narrower than the reference's
-    accuracy: consistent, not decided).  ``B`` is :mod:`softmix.numerics.balls`."""
-    from flint import arb
-
-    r = arb(mpm.nstr(ref, max(mpm.mp.dps, 30) + 15), mpm.nstr(mpm.mpf(rad), 5))
-    lo, hi = B.le(ball.lower(), r), B.le(r, ball.upper())
-    return True if (lo is True and hi is True) else (False if (lo is False or hi is False) else None)
+    """Tri-state: does ``ball`` contain the number known to lie within ``rad`` of the mpf ``ref``?
+    (:func:`softmix.numerics.balls.ball_contains`; ``B`` is :mod:`softmix.numerics.balls`.)"""
+    return B.ball_contains(ball, ref, rad)
