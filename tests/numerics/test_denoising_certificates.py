@@ -54,6 +54,10 @@ def test_u_lambda_enclosure_contains_the_bisection_root():
         u_lambda_certificate("1")
     wrong = u_lambda_certificate("6/5", power=1)  # u = tanh(1.2 u): another root
     assert wrong["_hi"] < cert["_lo"]
+    # the near-zero lemma's d0: 1/2 halved until lambda^6 d0^2 < 3 (lambda^2 - 1) -- 1/2 itself at lambda = 6/5
+    # (lambda^6 / 4 = 0.746 < 1.32), 1/4 at lambda = 2 (64 / 4 = 16 >= 9, 64 / 16 = 4 < 9)
+    assert cert["near_zero"]["interval"] == ["0", "1/2"]
+    assert u_lambda_certificate("2", prec=128)["near_zero"]["interval"] == ["0", "1/4"]
 
 
 def test_contraction_certificate_tristate():

@@ -81,6 +81,10 @@ def test_fixed_point_iteration_matches_bisection_and_refusal():
         with mpm.workdps(60):
             assert it["converged"] and abs(r["u"] - mpm.mpf(it["u"])) < mpm.mpf(10) ** -45
     assert fixed_point_by_iteration("3/2")["u"].startswith("0.97549582573979363658192032237969024000")
+    # the iteration count is the number of tanh steps taken: capped, it is the cap and not converged
+    capped = fixed_point_by_iteration("1.05", max_iter=10)
+    assert capped["iterations"] == 10 and capped["converged"] is False
+    assert 1 < fixed_point_by_iteration("2")["iterations"] < 200000
     for lam in (1, Fraction(4, 5)):
         with pytest.raises(ND.InputError):
             ND.u_lambda(lam, 30)
