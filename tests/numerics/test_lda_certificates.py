@@ -215,3 +215,18 @@ def test_softplus_bounds_check_accepts_the_bounds_and_refuses_a_wrong_term(monke
             monkeypatch.setattr(LC, "softplus_expectation_bounds",
                                 lambda *a, s=shift: (true_bounds(*a)[0], true_bounds(*a)[1] + B.to_arb(s)))
             assert LC.softplus_bounds_check(*LC.STRESS_CASES[0])["contains"] is False
+
+
+def test_coercivity_lambda_min_of_a_non_diagonal_gamma_is_bracketed():
+    """The path no claim runs (a non-diagonal Gamma): the certified lower bound (Cholesky of Gamma - c I) and the
+    Rayleigh upper bound bracket lambda_min exactly, the lower within 2^-19 relative.  Gamma = [[2, 1], [1, 2]]:
+    lambda_min = 1."""
+    from softmix.numerics import lda_coercivity_certificate as LC
+
+    Fr = Fraction
+
+    with B.precision(96):
+        lo, up, note, exact = LC._lambda_min([[Fr(2), Fr(1)], [Fr(1), Fr(2)]], 2)
+        assert exact is None and note.startswith("Cholesky")
+        assert B.le(lo, B.to_arb(1)) is True and B.le(B.to_arb(1), up) is True
+        assert B.ge(lo, B.to_arb(1 - Fr(1, 2**19))) is True
