@@ -61,3 +61,12 @@ def test_an_os_error_without_an_errno_still_gives_its_message(tmp_path, monkeypa
     with pytest.raises(InputError) as e:
         load_json_file(tmp_path / "f.json")
     assert str(e.value) == f"{tmp_path / 'f.json'}: cannot read file (device went away)"
+
+
+def test_show_value_keeps_60_characters_and_cuts_longer_ones_to_57_plus_dots():
+    from softmix.numerics.parsing import show_value
+
+    s60 = "x" * 58  # json.dumps adds the two quotes: 60 characters, kept whole
+    assert show_value(s60) == '"' + s60 + '"'
+    s61 = "x" * 59
+    assert show_value(s61) == ('"' + s61 + '"')[:57] + "..." and len(show_value(s61)) == 60
