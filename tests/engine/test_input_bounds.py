@@ -349,3 +349,11 @@ def test_an_unknown_parameter_name_suggests_the_nearest_one():
     c = load_all()["smart-2025-mixture"]
     with pytest.raises(InputError, match=r"has no parameter 'weight' \(did you mean 'weights'\?\)"):
         validate_value(c, "weight", ["1"], "cfg")
+
+
+def test_the_limits_are_the_documented_table():
+    """docs/input.md's table of limits, value by value (a limit changed in one place only is caught here)."""
+    assert (LIMITS.max_digits, LIMITS.max_number_chars, LIMITS.min_exponent, LIMITS.max_exponent) == (1000, 2100,
+                                                                                                     -1000, 300)
+    assert LIMITS.max_file_bytes == 8_388_608 and LIMITS.max_depth == 32 and LIMITS.max_array_length == 100_000
+    assert LIMITS.max_dimension == 1024 and LIMITS.max_components == 1024
