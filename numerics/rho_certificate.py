@@ -9,8 +9,8 @@ k Lambda(a)`` (``k = 2``; another power computes another quantity) on each from 
   Lambda(0) = int_0^2 min(s, 2 - s) a^T Cov_{sa} a ds >= |a|^2 min_b sum_k w_k(b) lambda_min(G_k)``, ``b`` over the
   hull of 0 and twice the box (the tilted covariance dominates ``sum_k w_k G_k``): ``>= 0`` always, ``> 0`` off 0.
 
-Exact: every bound is rigorous (outward-rounded balls).  :func:`ball_contains` is the tri-state test of a ball
-against a high-precision reference.
+Exact: every bound is rigorous (outward-rounded balls); a ball is tested against a high-precision reference by
+:func:`softmix.numerics.balls.ball_contains`.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import numpy as np
 
 from .mixture import GaussianMixture
 
-__all__ = ["rho_lower_bounds", "ball_contains", "require_flint", "MAX_ROWS"]
+__all__ = ["rho_lower_bounds", "require_flint", "MAX_ROWS"]
 
 #: boxes listed in the result (all are decided)
 MAX_ROWS = 12
@@ -157,9 +157,3 @@ def rho_lower_bounds(mixture: dict, tilt_box, grid: int, prec: int = 96, denomin
                 "n_boxes_log_rho_certainly_positive": sum(bool(r["bound"] > 0) for r in rows),
                 "worst_box": {k: v for k, v in worst.items() if k != "bound"},
                 "boxes": rows, "probe": probe}
-
-
-def ball_contains(B, ball, ref, rad):
-    """Tri-state: does ``ball`` contain the number known to lie within ``rad`` of the mpf ``ref``?
-    (:func:`softmix.numerics.balls.ball_contains`; ``B`` is :mod:`softmix.numerics.balls`.)"""
-    return B.ball_contains(ball, ref, rad)

@@ -41,7 +41,6 @@ def _probe_rows(B, p: RhoBox, cert) -> list:
 
     from softmix.numerics.finite_prompt import finite_prompt_constants_mp
     from softmix.numerics.mixture import GaussianMixture
-    from softmix.numerics.rho_certificate import ball_contains
 
     mix = GaussianMixture.from_json_obj(p.mixture, where="cert-fp-rho mixture")
     eye = [[int(i == j) for j in range(mix.dim)] for i in range(mix.dim)]
@@ -52,7 +51,7 @@ def _probe_rows(B, p: RhoBox, cert) -> list:
     with mpm.workdps(40), B.precision(cert["prec"]):
         pt, ball = cert["probe"]
         rows.append({"check": f"the ball of rho at the probe {[str(x) for x in pt]} contains the 40-digit rho",
-                     "passed": ball_contains(B, ball, rho40(pt), mpm.mpf(10) ** -35)})
+                     "passed": B.ball_contains(ball, rho40(pt), mpm.mpf(10) ** -35)})
         for tag, r in (("worst box", worst), ("first box", boxes[0]), ("last box", boxes[-1])):
             c = [(Fraction(a) + Fraction(b)) / 2 for a, b in r["box"]]
             lr = mpm.log(rho40(c))

@@ -160,17 +160,16 @@ def test_dropping_the_mean_value_radius_makes_the_cover_check_fail(monkeypatch):
 def test_ball_contains_is_sound_when_the_radius_would_round_down():
     """A reference within rad = 1.234549e-20 of 0.7: a ball of radius 1.23453e-20 (narrower than the reference's
     accuracy) cannot certainly contain it -- the 5-digit radius string rounded rad down to 1.2345e-20 and said
-    it did.  Every copy of the test (balls, the denoising and rho certificates) is the one function."""
+    it did.  The denoising certificates' name for it is the same function."""
     import flint
     import mpmath as mpm
 
-    from softmix.numerics import balls, denoising_certificates, rho_certificate
+    from softmix.numerics import balls, denoising_certificates
 
     with balls.precision(300), mpm.workdps(30):
         ref, rad = mpm.mpf("0.7"), mpm.mpf("1.234549e-20")
         narrow, wide = flint.arb("0.7", "1.23453e-20"), flint.arb("0.7", "1.2348e-20")
-        for contains in (balls.ball_contains, denoising_certificates.ball_contains,
-                         lambda b, r, e: rho_certificate.ball_contains(balls, b, r, e)):
+        for contains in (balls.ball_contains, denoising_certificates.ball_contains):
             assert contains(narrow, ref, rad) is None
             assert contains(wide, ref, rad) is True
             assert contains(flint.arb("0.8", "1e-25"), ref, rad) is False
