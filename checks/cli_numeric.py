@@ -48,8 +48,9 @@ def cmd_attention(args):
             doc = {"softmax": A.softmax_attention(mix, Uf, Vf, zf)[0].tolist(),
                    "linear": A.linear_attention(mix, Uf, Vf, zf)[0].tolist(),
                    "gates": A.gates(mix, Uf, zf)[0].tolist()}
-        except InputError as e:  # name the inputs that produced the overflow
-            raise InputError(f"{args.mixture}, {args.U}, {args.V}: {e}") from None
+        except InputError as e:  # name the inputs that produced the overflow (each once)
+            names = ", ".join(dict.fromkeys([args.mixture, args.U, args.V, f"--query {args.query}"]))
+            raise InputError(f"{names}: {e}") from None
     write_json(doc, args.json)
     return 0
 
