@@ -177,3 +177,14 @@ def test_the_plain_generic_head_grid(D):
         inst = draw(2, D, s)
         assert all(abs(2 * x) <= 2 and sp.fraction(2 * x)[1] <= 4 for x in inst.U)
         assert all(abs(x) <= 3 and sp.fraction(x)[1] <= 4 for x in inst.V)
+
+
+@pytest.mark.parametrize("D", [1, 2, 3])
+@pytest.mark.parametrize("weights", ["equal", "generic"])
+def test_the_head_grids_are_reached_at_their_extremes(D, weights):
+    """The grids above are the grids drawn, not only bounds: over the seeds |U_ij| reaches 1 and |V_ij|
+    reaches 3 and |z_i| reaches 2, on the structured path (equal weights) and on the plain one (a narrower grid
+    makes the scores smaller, and small scores hide the gate's terms)."""
+    insts = [draw(2, D, s, weights=weights) for s in SEEDS]
+    U, V, z = ([abs(x) for i in insts for x in getattr(i, a)] for a in "UVz")
+    assert max(U) == 1 and max(V) == 3 and max(z) == 2

@@ -183,3 +183,17 @@ def test_chi_square_calibration_interval_is_closed(monkeypatch):
         chi2=types.SimpleNamespace(ppf=lambda a, n: 0.25, isf=lambda a, n: 4.0)))
     assert rule.decide([0.5])["passed"] is True and rule.decide([2.0])["passed"] is True
     assert rule.decide([0.4999])["passed"] is False and rule.decide([2.0001])["passed"] is False
+
+
+# ---- survivors of the exploration run on 9b4aedb -----------------------------------------------------------
+def test_fit_inverse_L_counts_degrees_of_freedom_per_coordinate_and_in_all():
+    """Two coordinates over three lengths: each fit a + b/L leaves 3 - 2 = 1 dof, 2 in all; the total chi2 is
+    the sum of the coordinates' chi2."""
+    from softmix.checks.fits import fit_inverse_L
+
+    Ls = [10, 20, 40]
+    y = [[1 + 2 / L + (0.01 if i == 1 else 0), -3 + 1 / L - (0.02 if i == 2 else 0)] for i, L in enumerate(Ls)]
+    f = fit_inverse_L(Ls, y, [[0.01, 0.02]] * 3)
+    assert f["dof"] == 2 and f["dof_per_coordinate"] == 1 and len(f["chi2_per_coordinate"]) == 2
+    assert all(c > 0 for c in f["chi2_per_coordinate"])
+    assert f["chi2"] == pytest.approx(sum(f["chi2_per_coordinate"]), rel=1e-12)

@@ -5,6 +5,7 @@ import math
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ICL = {"icl_regression": {"d": 5, "noise_variance": "0.1", "omega": ["0.3", "-0.2"], "mu": ["1.5", "0.8"]}}
@@ -299,3 +300,50 @@ def test_summary_line_past_the_threshold_shows_the_slope_interval_and_the_allowe
     assert summary_line("risk", d) == (
         "softmix risk: past the threshold (lambda* = 0.8 >= 1/2, the 1/L coefficient is infinite); slope -0.612 "
         "[-0.7, -0.52], allowed [-0.789, -0.457]: confirmed -- the slope interval lies within the predicted range")
+
+
+# ---- survivors of the exploration run on 9b4aedb ------------------------------------------------------------
+def _limit_weights_by_fitting_unit_vectors(Ls, ses):
+    """a = sum g_i y_i is linear in y: g_i is the fitted limit of the i-th unit vector (fits.fit_inverse_L)."""
+    from softmix.checks.fits import fit_inverse_L
+
+    return np.array([fit_inverse_L(Ls, [1.0 if j == i else 0.0 for j in range(len(Ls))], ses)["limit"][0]
+                     for i in range(len(Ls))])
+
+
+def test_student_factor_weighs_three_lengths_by_their_inverse_variances():
+    """Three lengths with unequal standard errors: the weights g of the limit depend on 1 / se^2 (with two
+    lengths they do not), so the Satterthwaite dof is that of the weighted least-squares limit."""
+    from softmix.checks.fits import _satterthwaite
+    from softmix.checks.mc_verdict import student_factor
+
+    Ls, se, nu = [10, 20, 40], [0.05, 0.2, 0.01], [4.0, 9.0, 6.0]
+    g = _limit_weights_by_fitting_unit_vectors(Ls, se)
+    want = _satterthwaite(g**2 * np.array(se) ** 2, np.array(nu))
+    assert student_factor(Ls, se, nu, 1e-3)[1] == pytest.approx(max(1.0, want), rel=1e-10)
+
+
+def test_remainder_allowance_sums_the_weights_of_three_lengths_over_L_squared():
+    from softmix.checks.mc_verdict import limit_decision
+
+    Ls, se, c = [100, 200, 400], [0.03, 0.01, 0.002], 500.0
+    g = _limit_weights_by_fitting_unit_vectors(Ls, se)
+    d = limit_decision(Ls, [5.0 + 30 / L for L in Ls], se, closed_form=5.0, family=_fam(), n_samples=100,
+                       quantity="y", reach={"inside": True, "allowance_coefficient": c})
+    assert d["remainder_allowance"] == pytest.approx(c * float(np.sum(np.abs(g) / np.array(Ls, float) ** 2)),
+                                                     rel=1e-10)
+
+
+def test_rate_decision_inconclusive_says_why_and_how_many_replicates_would_settle_it():
+    """Past the threshold, a decay measured too noisily to place its slope: inconclusive (never refuted), with
+    the rule's reason and the replicates per length that would settle it."""
+    from softmix.checks.mc_verdict import rate_band, rate_decision
+
+    Ls = [100, 200, 400, 800]
+    lam = 0.8
+    p = rate_band(lam, 0.5, Ls)
+    vals = [L ** ((p[0] + p[1]) / 2) for L in Ls]
+    d = rate_decision(Ls, vals, [0.3 * v for v in vals], lam=lam, log_power=0.5, family=_fam(), n_samples=20,
+                      quantity="q")
+    assert d["verdict"] == "inconclusive" and d["reason"] and "slope" in d["reason"]
+    assert d["settle"]["replicates_per_length"] > 20

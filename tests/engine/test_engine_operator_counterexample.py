@@ -1,0 +1,90 @@
+"""Known answers for what an operator statement reports, in process (checks/operator.py): the shrunk
+counterexample with both sides of the identity, a stated map that cannot be evaluated at a numeric
+instance, the rank-one family of a degenerate statement, the statement line taken from the docstring."""
+from fractions import Fraction
+
+import sympy as sp
+
+from softmix.checks.operator import operator_claim
+from softmix.checks.runner import run_claim_object
+
+SMALL = {"exact_dims": [1], "quadrature_dims": [], "instances": 1}
+
+
+def _gated(mix, U, z, prior_power):
+    a = U * z
+    s = [prior_power * sp.log(p) + (m.T * a)[0] + (a.T * G * a)[0] / 2
+         for p, m, G in zip(mix.weights, mix.means, mix.covariances)]
+    den = sum(sp.exp(x) for x in s)
+    return [(sp.exp(x) / den, m + G * a) for x, m, G in zip(s, mix.means, mix.covariances)]
+
+
+def wrong_prior(mix, U, V, z):
+    """eq. (2) with the prior weight squared in the gate"""
+    return V * sum((w * e for w, e in _gated(mix, U, z, 2)), sp.zeros(U.rows, 1))
+
+
+def test_the_counterexample_is_shrunk_inside_the_model_and_reports_both_sides():
+    """Shrinking drives U z to 0, where eq. (1) is the mixture's mean sum pi_k m_k and the squared-prior gate
+    gives sum pi_k^2 m_k / sum pi_k^2: both values and their gap are reported, inside the model."""
+    c = operator_claim("t-wrong-prior", wrong_prior, components=2, dim=1, register=False)
+    r = run_claim_object(c, overrides=SMALL)
+    assert r["verdict"] == "refuted"
+    ce = r["evidence"]["counterexample"]
+    assert ce["inside_model"] is True and "outside_model_reason" not in ce
+    assert 1 <= ce["shrink_evaluations"] <= 24 and ce["dim"] == 1
+    u, z = Fraction(ce["U"][0][0]), Fraction(ce["z"][0])
+    assert u * z == 0  # the greedy shrink reached a = U z = 0
+    w = [Fraction(x) for x in ce["mixture"]["weights"]]
+    m = [Fraction(x[0]) for x in ce["mixture"]["means"]]
+    v = Fraction(ce["V"][0][0])
+    operator = v * sum(a * b for a, b in zip(w, m))
+    stated = v * sum(a * a * b for a, b in zip(w, m)) / sum(a * a for a in w)
+    assert float(ce["operator_value"][0]) == float(operator) and float(ce["stated_value"][0]) == float(stated)
+    assert float(ce["residual"]) == abs(float(stated - operator)) > 0
+
+
+def test_a_stated_map_that_divides_by_zero_at_a_numeric_instance_is_refuted_there_with_the_reason():
+    """Symbolically the map is eq. (2); at numeric instances it raises ZeroDivisionError: the numeric
+    rows are refuted (not skipped, not an error) and carry the exception's text."""
+
+    def fragile(mix, U, V, z):
+        """eq. (2), undefined at numbers"""
+        if all(x.is_number for x in z):
+            raise ZeroDivisionError("no value at a numeric z")
+        return V * sum((w * e for w, e in _gated(mix, U, z, 1)), sp.zeros(U.rows, 1))
+
+    c = operator_claim("t-fragile", fragile, components=2, dim=1, register=False)
+    r = run_claim_object(c, overrides=SMALL)
+    assert r["verdict"] == "refuted" and r["evidence"]["symbolic"]["verdict"] == "verified"
+    rows = r["evidence"]["numeric"]["rows"]
+    assert rows and all(row["verdict"] == "refuted" and row["passed"] is False for row in rows)
+    assert {row["reason"] for row in rows} == {"no value at a numeric z"}
+
+
+def gaussian_affine(mix, U, V, z):
+    """one component: T(z) = V (m + G U z)"""
+    return V * (mix.means[0] + mix.covariances[0] * U * z)
+
+
+def test_a_degenerate_statement_is_also_derived_on_rank_one_covariances():
+    names = [d.name for d in operator_claim("t-aff", gaussian_affine, components=1, dim=2, register=False)
+             .derivations()]
+    assert names == ["t-aff: K=1, D=2, generic symmetric covariances"]
+    deg = [d for d in operator_claim("t-aff-deg", gaussian_affine, components=1, dim=2, degenerate=True,
+                                     register=False).derivations()]
+    assert [d.name for d in deg] == ["t-aff-deg: K=1, D=2, generic symmetric covariances",
+                                     "t-aff-deg: K=1, D=2, rank-1 covariances L L^T"]
+    G = [x for x in deg[1].stated.free_symbols]  # the rank-one family has fewer covariance symbols
+    assert len(G) < len(deg[0].stated.free_symbols)
+
+
+def test_the_statement_line_is_the_docstring_s_first_line_or_names_the_function():
+    assert operator_claim("t-doc", gaussian_affine, components=1, dim=1, register=False).statement == \
+        "one component: T(z) = V (m + G U z)"
+
+    def undocumented(mix, U, V, z):
+        return V * (mix.means[0] + mix.covariances[0] * U * z)
+
+    assert operator_claim("t-nodoc", undocumented, components=1, dim=1, register=False).statement == \
+        "T_{U,V}[mu](z) = undocumented(mu, U, V, z)"
