@@ -512,6 +512,9 @@ def test_diagonal_break_with_one_positive_variance_adds_the_documented_rank_one_
     G = [["0", "0", "0"], ["0", "6", "0"], ["0", "0", "0"]]
     got = Diagonal("S").violate({"S": [G]}, None)
     assert got == [{"S": [[["1/2", "1/2", "0"], ["1/2", "13/2", "0"], ["0", "0", "0"]]]}]
+    # in dimension 2 as well (the smallest covariance that has an off-diagonal entry): diag(0, 2), t = 1/4
+    got = Diagonal("S").violate({"S": [[["0", "0"], ["0", "2"]]]}, None)
+    assert got == [{"S": [[["1/4", "1/4"], ["1/4", "9/4"]]]}]
 
 
 def test_below_scales_each_named_field_and_keeps_the_factors_that_break_it():
