@@ -184,7 +184,8 @@ def mixture(rng, K: int, D: int, singular: int = 1, shared: bool = False, equal_
     m = _structured_means(rng, K, D, spec, w, norm_range)
     cov = spec["covariance"]
     if cov in ("isotropic", "shared-isotropic", "diagonal"):
-        vs = sorted({rational(rng, 0.3, 2.0) for _ in range(4 * K * D)}, key=lambda _: rng.random())
+        # distinct values in the order drawn (a set's order follows PYTHONHASHSEED: the draws would differ by process)
+        vs = sorted(dict.fromkeys(rational(rng, 0.3, 2.0) for _ in range(4 * K * D)), key=lambda _: rng.random())
         if cov == "shared-isotropic":
             vs = vs[:1] * K
         covs = [[[(vs[(k * D + i) if cov == "diagonal" else k] if i == j else "0") for j in range(D)] for i in range(D)]
