@@ -83,6 +83,11 @@ def test_family_spec_merges_and_drops():
     assert family_spec([iso, en], drop=iso)["covariance"] == "isotropic"
     assert family_spec([iso, en], drop=en)["means"] == "generic"
     assert family_spec([resolve("pi-not-half")], drop=resolve("pi-not-half"))["weights"] == "equal"
+    # a user assumption may ask for generic weights: it keeps what the others ask (equal wins, generic stays)
+    gen = Assumption("generic-w", "generic weights", holds=lambda v: True, family={"weights": "generic"})
+    assert family_spec([gen])["weights"] == "generic"
+    assert family_spec([gen, resolve("equal-weights")])["weights"] == "equal"
+    assert family_spec([gen], base={**family_spec([]), "weights": "equal"})["weights"] == "equal"
 
 
 def test_scope_findings_and_failures():
