@@ -341,3 +341,13 @@ def test_centred_draws_are_exactly_centred_over_many_seeds(K):
             c = C.mixture(rng(s, K, D), K, D, assume=("centred",))
             w = [fr(x) for x in c["weights"]]
             assert all(sum(wk * fr(mk[i]) for wk, mk in zip(w, c["means"])) == 0 for i in range(D)), (s, D)
+
+
+@pytest.mark.parametrize("K,D", [(2, 2), (3, 3)])
+def test_the_singular_assumption_gives_a_singular_component_even_with_singular_zero(K, D):
+    """``singular=0`` asks for no rank-deficient component, but a declared ``singular`` assumption wins: one
+    component of rank D - 1."""
+    for s in range(10):
+        ranks = [rank(G) for G in C.mixture(rng(s, K, D), K, D, singular=0, assume=("singular",))["covariances"]]
+        assert sorted(ranks) == [D - 1] + [D] * (K - 1), (s, ranks)
+        assert all(rank(G) == D for G in C.mixture(rng(s, K, D), K, D, singular=0)["covariances"])
