@@ -347,3 +347,30 @@ def test_rate_decision_inconclusive_says_why_and_how_many_replicates_would_settl
                       quantity="q")
     assert d["verdict"] == "inconclusive" and d["reason"] and "slope" in d["reason"]
     assert d["settle"]["replicates_per_length"] > 20
+
+
+def test_limit_interval_is_at_the_level_of_the_limit_test():
+    from softmix.checks.mc_verdict import limit_decision
+
+    Ls, se = [100, 400, 1600], [0.02, 0.02, 0.02]
+    d = limit_decision(Ls, [5.0 + 30.0 / L for L in Ls], se, closed_form=5.0, reach=INSIDE, family=_fam(),
+                       n_samples=1000, quantity="y")
+    a_test = d["test"]["limit_test"]["alpha"]
+    assert 0 < a_test < 0.01 and d["interval_level"] == pytest.approx(1 - a_test, abs=1e-15)
+    half = d["z_critical"] * d["limit_se"]
+    assert d["interval"] == pytest.approx([d["fitted_limit"] - half, d["fitted_limit"] + half], rel=1e-12)
+
+
+def test_rate_decision_refuted_names_the_slope_interval_and_the_allowed_range():
+    """Past the threshold, a decay like 1/L^2 against the band of L^(-1/(2 lambda*)): refuted, and the reason
+    gives the interval and the allowed slopes to 3 places."""
+    from softmix.checks.mc_verdict import rate_decision
+
+    Ls = [100, 200, 400, 800, 1600]
+    vals = [1e4 / L**2 for L in Ls]
+    d = rate_decision(Ls, vals, [0.002 * v for v in vals], lam=0.9, log_power=0.5, family=_fam(), n_samples=2000,
+                      quantity="q")
+    lo, hi = d["slope_interval"]
+    assert d["verdict"] == "refuted" and hi < -1.5
+    assert d["reason"] == (f"the slope interval [{lo:.3g}, {hi:.3g}] lies outside the allowed "
+                           f"{[round(x, 3) for x in d['allowed_slopes']]}")
