@@ -1,7 +1,11 @@
 """Known answers for the parameter machinery (checks/params.py): how a declared annotation or a default
 becomes a type, and the one-line errors of a covariance that is not symmetric and of dimensions that
-disagree inside one object.  Survivors of the engine run on f883275 (seed 260584053)."""
+disagree inside one object (survivors of the engine run on f883275, seed 260584053); every branch of the value
+check by a table of accepted and refused values."""
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import pytest
 
@@ -38,3 +42,79 @@ def test_annotations_optional_unions_and_dicts():
     assert PR._from_annotation(dict, "opts", {"a": 1}) == ("dict", {"a": ("int", None)})
     assert PR._from_annotation(dict[str, int], "opts", None) == ("any",)
     assert PR._from_annotation(dict, "opts", "x") == ("any",)  # a dict annotation reads only a dict default
+
+
+# ---- every branch of the value check, by known answers (validate_value, the one gate of --config) -------
+
+
+@dataclass
+class _Typed:
+    n: int = 1
+    x: PR.Number = 0.5
+    s: PR.NonNegative = 1.0
+    p: PR.Positive = 1.0
+    G: PR.Covariance = field(default_factory=lambda: [[1, 0], [0, 1]])
+    flag: bool = False
+    label: str = "a"
+    xs: list[float] = field(default_factory=lambda: [1.0])
+    M: list[list[float]] = field(default_factory=lambda: [[1.0]])
+    maybe: int | None = None
+
+
+TYPED = SimpleNamespace(id="typed", params_type=_Typed, defaults={})
+#: a claim registered the old way: types from the defaults and their names
+OLD = SimpleNamespace(id="old", params_type=None,
+                      defaults={"pi_plus": 0.3, "samples": 10, "seed": 0, "shift": -1, "gamma": 1,
+                                "opts": {"a": 1}, "Ls": [10, 20]})
+
+ACCEPTED = [(TYPED, "n", 2), (TYPED, "n", 2.0), (TYPED, "x", "1/3"), (TYPED, "x", -3), (TYPED, "s", 0),
+            (TYPED, "p", 1e-9), (TYPED, "G", [[1, 1], [1, 1]]), (TYPED, "flag", True), (TYPED, "label", "b"),
+            (TYPED, "xs", []), (TYPED, "M", [[1, 2], [3, 4]]), (TYPED, "maybe", None), (TYPED, "maybe", 3),
+            (OLD, "pi_plus", "0.99"), (OLD, "samples", 1), (OLD, "seed", 0), (OLD, "shift", -5), (OLD, "gamma", 0),
+            (OLD, "opts", {"a": 2}), (OLD, "Ls", [1, 5])]
+
+REFUSED = [
+    (TYPED, "n", True, "w: expected an integer, got True"),
+    (TYPED, "n", 2.5, "w: expected an integer, got 2.5"),
+    (TYPED, "x", [1], "w: expected a number, got [1]"),
+    (TYPED, "x", None, "w: expected a number, got None"),
+    (TYPED, "x", True, "w: expected a number, got True"),
+    (TYPED, "s", -0.1, "w: must be non-negative (a standard deviation, variance or scale), got -0.1"),
+    (TYPED, "p", 0, "w: must be positive, got 0"),
+    (TYPED, "G", [[1, 0], [0, -1]], "w: covariance is not positive semidefinite (smallest eigenvalue -1)"),
+    (TYPED, "G", [[1, 0]], "w: a covariance must be square, got 1x2"),
+    (TYPED, "G", [[1, 0], [0]], "w: rows have different lengths (row 1 has 1, row 0 has 2)"),
+    (TYPED, "M", [[]], "w: rows have different lengths (row 0 has 0, row 0 has 0)"),
+    (TYPED, "M", [1, 2], "w: expected a matrix (a non-empty list of rows), got [1, 2]"),
+    (TYPED, "flag", 1, "w: expected true or false, got 1"),
+    (TYPED, "label", 1, "w: expected a string, got 1"),
+    (TYPED, "xs", "1", "w: expected a list, got '1'"),
+    (TYPED, "xs", [1, "a"], "w[1]"),
+    (TYPED, "maybe", "x", "w: expected an integer, got 'x'"),
+    (OLD, "pi_plus", 1, "w: must be a proportion in (0, 1), got 1"),
+    (OLD, "pi_plus", 0, "w: must be a proportion in (0, 1), got 0"),
+    (OLD, "samples", 0, "w: must be a positive integer (a count or a size), got 0"),
+    (OLD, "seed", -1, "w: must be non-negative, got -1"),
+    (OLD, "gamma", -1, "w: must be non-negative (a standard deviation, variance or scale), got -1"),
+    (OLD, "opts", [1], "w: expected an object, got [1]"),
+    (OLD, "opts", {"b": 1}, "w: unknown key(s) b"),
+    (OLD, "opts", {"a": "x"}, "w.a: expected an integer, got 'x'"),
+    (OLD, "Ls", [10, 0], "w[1]: must be a positive integer (a count or a size), got 0"),
+]
+
+
+@pytest.mark.parametrize("claim,name,value", ACCEPTED)
+def test_values_of_the_declared_type_pass_unchanged(claim, name, value):
+    assert PR.validate_value(claim, name, value, "w") is value
+
+
+@pytest.mark.parametrize("claim,name,value,message", REFUSED)
+def test_each_refusal_is_one_line_naming_the_value(claim, name, value, message):
+    with pytest.raises(InputError) as e:
+        PR.validate_value(claim, name, value, "w")
+    assert str(e.value).startswith(message) and "\n" not in str(e.value), str(e.value)
+
+
+def test_an_unknown_parameter_is_refused_with_the_nearest_name():
+    with pytest.raises(InputError, match=r"w: claim 'typed' has no parameter 'lable'.*label"):
+        PR.validate_value(TYPED, "lable", "x", "w")
