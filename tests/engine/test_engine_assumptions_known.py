@@ -576,6 +576,10 @@ def test_centred_break_moves_the_first_zero_mean_by_the_first_unit_vector():
     v = {"w": ["0", "0.5", "0.5"], "ms": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}
     (over,) = Centred("w", "ms").violate(v, None)
     assert over["ms"] == [[0, 0, 0], [1, 0, 0], [0, 0, 0]]  # the first *live* mean (weight 0 skipped)
+    # the moved mean is that one's own, whatever the dead means hold (here the last, of weight 0, is not zero)
+    v = {"w": ["0.5", "0.5", "0"], "ms": [[0, 0], [0, 0], [5, 5]]}
+    (over,) = Centred("w", "ms").violate(v, None)
+    assert over["ms"] == [[1, 0], [0, 0], [5, 5]]
 
 
 def test_a_whole_numpy_field_is_written_back_as_an_array_of_the_new_values():

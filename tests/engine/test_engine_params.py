@@ -118,3 +118,36 @@ def test_each_refusal_is_one_line_naming_the_value(claim, name, value, message):
 def test_an_unknown_parameter_is_refused_with_the_nearest_name():
     with pytest.raises(InputError, match=r"w: claim 'typed' has no parameter 'lable'.*label"):
         PR.validate_value(TYPED, "lable", "x", "w")
+
+
+def test_a_tuple_annotation_with_an_ellipsis_is_a_list_of_its_first_type():
+    assert PR._from_annotation(tuple[float, ...], "t", None) == ("list", ("number", None))
+    assert PR._from_annotation(list[int], "t", None) == ("list", ("int", None))
+    assert PR._from_annotation(tuple, "t", None) == ("list", ("any",))
+
+
+def test_a_real_parameter_arrives_rounded_once_at_50_digits_or_at_the_dataclass_dps():
+    import mpmath as mpm
+
+    @dataclass
+    class R:
+        r: PR.Real = "1/3"
+
+    @dataclass
+    class RD:
+        r: PR.Real = "1/3"
+        dps: int = 20
+
+    with mpm.workdps(80):
+        err50 = abs(PR.coerce_dataclass(R, {"r": "1/3"}).r - mpm.mpf(1) / 3)
+        err20 = abs(PR.coerce_dataclass(RD, {"r": "1/3", "dps": 20}).r - mpm.mpf(1) / 3)
+        assert mpm.mpf("1e-52") < err50 < mpm.mpf("1e-49") and mpm.mpf("1e-22") < err20 < mpm.mpf("1e-19")
+    assert PR.REAL_DEFAULT_DPS == 50
+
+
+def test_weights_given_in_pieces_are_checked_as_a_mixture_before_anything_runs():
+    claim = SimpleNamespace(id="pieces", params_type=None, defaults={"weights": ["0.5", "0.5"], "means": [[0], [1]]},
+                            params=lambda profile, over: None)
+    PR.validate_params(claim, {"weights": ["0.25", "0.75"]}, "config 'pieces'")
+    with pytest.raises(InputError, match=r"config 'pieces' \(weights, means form a mixture\)"):
+        PR.validate_params(claim, {"weights": ["0.5", "0.4"]}, "config 'pieces'")
