@@ -138,6 +138,7 @@ def test_extra_symbols_are_drawn_positive_never_zero():
     vals = [Head(2, 2, dict(BASE_FAMILY), symbols=(c,)).draw(np.random.default_rng([s, 7]), 2, spec,
                                                              degenerate=False).symbols["c"] for s in range(60)]
     assert all(sp.Rational(1, 4) <= v <= 9 and 36 % sp.fraction(v)[1] == 0 for v in vals)
+    assert min(vals) == sp.Rational(1, 4) and max(vals) == 9  # the grid's ends are drawn: n = 1 and n = 9
 
 
 @pytest.mark.parametrize("D", [1, 2, 3])

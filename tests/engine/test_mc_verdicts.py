@@ -372,5 +372,9 @@ def test_rate_decision_refuted_names_the_slope_interval_and_the_allowed_range():
                       quantity="q")
     lo, hi = d["slope_interval"]
     assert d["verdict"] == "refuted" and hi < -1.5
+    # the allowed slopes run from -1 (a 1/L part can dominate) to the band's upper end, shown to 4 places in the rule
+    assert d["band"][0] > -1 and d["allowed_slopes"] == [-1.0, d["band"][1]]
+    assert f"meets the slopes {[round(x, 4) for x in d['allowed_slopes']]}" in d["test"]["rule"]
+    assert f"(asymptotic band {[round(x, 4) for x in d['band']]})" in d["test"]["rule"]
     assert d["reason"] == (f"the slope interval [{lo:.3g}, {hi:.3g}] lies outside the allowed "
                            f"{[round(x, 3) for x in d['allowed_slopes']]}")
