@@ -70,7 +70,8 @@ def _rational(rnd, positive):
 def model_point(rnd: random.Random, mix: SymbolicMixture, symbols) -> dict:
     """A random rational point of the symbolic family that is a mixture of the model: covariance
     symbols set from ``L L^T + I/2`` (L rational), weight symbols normalised to sum to one, every
-    other symbol a random non-zero rational (positive when the symbol is)."""
+    other symbol a random non-zero rational n / q, 1 <= |n| <= 9, 2 <= q <= 7, so 1/7 <= |x| <= 9/2
+    (positive when the symbol is)."""
     point: dict = {}
     for G in mix.covariances:
         G = sp.Matrix(G)

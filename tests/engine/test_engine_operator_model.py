@@ -146,6 +146,17 @@ def test_model_point_is_inside_the_model(K, D, shared):
     assert pt[sp.Symbol("p", positive=True)] == R(3, 4)
 
 
+def test_model_point_draws_other_symbols_on_the_documented_grid():
+    """n / q with 1 <= |n| <= 9 and 2 <= q <= 7: the values lie in [1/7, 9/2] in absolute value and reach both
+    ends; a real symbol takes both signs."""
+    fam = symbolic_mixture(1, 1)
+    a, c = sp.Symbol("a", positive=True), sp.Symbol("c", real=True)
+    vals = [model_point(random.Random(seed), fam, (a, c)) for seed in range(400)]
+    A, C = [v[a] for v in vals], [v[c] for v in vals]
+    assert min(A) == R(1, 7) and max(A) == R(9, 2)
+    assert min(C) == -R(9, 2) and max(C) == R(9, 2) and min(abs(x) for x in C) == R(1, 7)
+
+
 # ---- survivors of the recorded engine run (seed 2084884) ------------------------------------------------
 class _D:
     """A derivation-like pair: ``derived`` and ``difference()`` (derived - stated) in symbol x."""
