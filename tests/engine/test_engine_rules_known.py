@@ -197,3 +197,12 @@ def test_fit_inverse_L_counts_degrees_of_freedom_per_coordinate_and_in_all():
     assert f["dof"] == 2 and f["dof_per_coordinate"] == 1 and len(f["chi2_per_coordinate"]) == 2
     assert all(c > 0 for c in f["chi2_per_coordinate"])
     assert f["chi2"] == pytest.approx(sum(f["chi2_per_coordinate"]), rel=1e-12)
+
+
+def test_a_sub_family_takes_the_whole_alpha_by_default():
+    from softmix.checks.rules import AlphaFamily
+
+    fam = AlphaFamily(0.01, name="claim")
+    sub = fam.sub("all")
+    assert sub.alpha == pytest.approx(0.01, rel=1e-15) and fam.remaining == pytest.approx(0, abs=1e-18)
+    assert sub.name == "claim/all"
