@@ -206,3 +206,9 @@ def test_a_sub_family_takes_the_whole_alpha_by_default():
     sub = fam.sub("all")
     assert sub.alpha == pytest.approx(0.01, rel=1e-15) and fam.remaining == pytest.approx(0, abs=1e-18)
     assert sub.name == "claim/all"
+
+
+def test_z_critical_counts_fewer_than_one_test_as_one():
+    from softmix.checks.rules import z_critical
+
+    assert z_critical(0) == z_critical(1) == pytest.approx(3.2905267314919255, rel=1e-12)  # alpha 1e-3, two-sided

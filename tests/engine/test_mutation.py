@@ -337,3 +337,30 @@ def test_tests_for_a_line_run_at_import_selects_every_test_of_the_module():
     assert M.tests_for(m, tmap) == ["tests/engine/test_engine_configs.py::equal_norms", "tests/test_a.py::first_import",
                                     "tests/test_b.py::t"]
     assert M.tests_for(m, {**tmap, "import_lines": {}}) == ["tests/test_a.py::first_import"]  # without the record
+
+
+def test_the_selected_tests_run_named_first_then_the_rest_in_one_budget(monkeypatch):
+    """Two pytest runs when the selection mixes the module's own tests with others: the second gets only the
+    time the first left, and runs only if the first neither killed nor timed out."""
+    import softmix.checks.mutation as M
+
+    m = Mutant("checks/configs.py", 5, 0, 5, 1, "int", "1", "(2)", 5, "", 20)
+    sel = ["tests/engine/test_engine_configs.py::a", "tests/test_b.py::b"]
+    calls = []
+
+    def fake(outcome):
+        def run(tmp, files, timeout, none_why="x"):
+            calls.append((list(files), timeout))
+            return outcome.pop(0)
+        return run
+
+    monkeypatch.setattr(M, "_run_tests", fake([("survived", []), ("killed", ["test failed: b"])]))
+    assert M._run_selected(m, None, sel, 100.0) == ("killed", ["test failed: b"])
+    assert [c[0] for c in calls] == [sel[:1], sel[1:]] and calls[0][1] == 100.0 and 99.0 < calls[1][1] <= 100.0
+    for first in (("killed", ["test failed: a"]), ("timeout", ["tests timed out after 100 s"])):
+        calls.clear()
+        monkeypatch.setattr(M, "_run_tests", fake([first]))
+        assert M._run_selected(m, None, sel, 100.0) == first and len(calls) == 1
+    calls.clear()  # only one group: one run over the whole selection
+    monkeypatch.setattr(M, "_run_tests", fake([("survived", [])]))
+    assert M._run_selected(m, None, sel[1:], 100.0) == ("survived", []) and calls == [(sel[1:], 100.0)]
