@@ -331,6 +331,9 @@ def test_view_of_reads_each_kind_from_its_shape_and_remembers_the_slot():
     assert v.weights == [Fraction(2, 5), Fraction(3, 5)] and v.weight_slots == [("p", "proportion"), None]
     with pytest.raises(TypeError, match="does not hold covariances"):
         view_of({"x": [1, 2]}, ("x",), ("covariances",))
+    # a string that is not a number is no number: the field is named, not read as a weight
+    with pytest.raises(TypeError, match=r"field 'w' does not hold weights \(got abc\)"):
+        view_of({"w": "abc"}, ("w",), ("weights",))
 
 
 @pytest.mark.parametrize("old,new,want", [
