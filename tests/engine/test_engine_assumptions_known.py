@@ -627,3 +627,12 @@ def test_shared_isotropic_break_with_two_components_scales_the_last_covariance()
     (over,) = SharedIsotropic("covs").violate({"covs": covs}, None)
     assert over["covs"][0] == [[2, 0], [0, 2]]
     assert [[exact(x) for x in r] for r in over["covs"][1]] == [[3, 0], [0, 3]]
+
+
+def test_a_one_component_instance_is_read_in_its_own_dimension():
+    """MixtureView.of_mixture reads every covariance in the dimension of the means, with one component too."""
+    g = GaussianMixture.from_json_obj({"weights": ["1"], "means": [["1", "2"]],
+                                       "covariances": [[["2", "1/2"], ["1/2", "1"]]]})
+    v = MixtureView.of_mixture(g)
+    assert v.means == [[1, 2]] and v.covs == [[[2, Fraction(1, 2)], [Fraction(1, 2), 1]]]
+    assert Diagonal().holds_for(g) is False and EqualNorms().holds_for(g) is True

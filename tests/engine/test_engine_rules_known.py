@@ -212,3 +212,38 @@ def test_z_critical_counts_fewer_than_one_test_as_one():
     from softmix.checks.rules import z_critical
 
     assert z_critical(0) == z_critical(1) == pytest.approx(3.2905267314919255, rel=1e-12)  # alpha 1e-3, two-sided
+
+
+# ---- survivors of the recorded engine run on c23bd1c (seed 203668764) -------------------------------------
+def test_slope_interval_uses_the_satterthwaite_dof_of_the_slope_weights():
+    """With se_dof the slope sum_i c_i log v_i has nu = (sum a_i)^2 / sum a_i^2 / nu_i, a_i = c_i^2 se(log v_i)^2;
+    c_i is the fitted slope of the i-th unit vector of log values (the fit is linear in log v), and the
+    interval is slope +- t_{nu}(alpha/2) se."""
+    from scipy import stats
+
+    from softmix.checks.fits import fit_loglog_slope
+
+    Ls = np.array([10.0, 20, 40, 80])
+    v = np.array([1.0, 0.55, 0.26, 0.12])
+    ses, nus = np.array([0.01, 0.03, 0.004, 0.006]), np.array([5.0, 9.0, 30.0, 12.0])
+    f = fit_loglog_slope(Ls, v, ses, alpha=1e-3, se_dof=nus)
+    s = ses / v
+    X, W = np.vstack([np.ones(4), np.log(Ls)]).T, 1 / s**2
+    c = np.array([np.linalg.solve(X.T @ (W[:, None] * X), X.T @ (W * e))[1] for e in np.eye(4)])
+    a = c**2 * s**2
+    nu = a.sum() ** 2 / np.sum(a**2 / nus)
+    assert f["critical_value"] == pytest.approx(stats.t.isf(5e-4, nu), rel=1e-10)
+    assert f["slope"] == pytest.approx(float(c @ np.log(v)), rel=1e-12)
+    q, se = f["critical_value"], f["slope_se"]
+    assert f["ci"] == pytest.approx([f["slope"] - q * se, f["slope"] + q * se], rel=1e-12)
+    assert f["parameters"] == 2 and fit_loglog_slope(Ls, v, ses, remainder=True)["parameters"] == 3
+
+
+def test_an_estimated_scale_needs_three_distinct_lengths_not_more():
+    from softmix.checks.fits import SlopeRule
+
+    rule = SlopeRule(0.01, target=-1.0, scale="estimated", gof=False)
+    two = rule.decide([10, 20], [0.1, 0.05], [0.001, 0.001], n_samples=100)
+    assert two["verdict"] == "inconclusive" and two["reason"] == "need at least 3 distinct prompt lengths"
+    three = rule.decide([10, 20, 40], [0.1, 0.0501, 0.0249], [0.001, 0.0005, 0.0003], n_samples=100)
+    assert "fit" in three and three["fit"]["dof"] == 1
