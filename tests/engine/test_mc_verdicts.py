@@ -378,3 +378,13 @@ def test_rate_decision_refuted_names_the_slope_interval_and_the_allowed_range():
     assert f"(asymptotic band {[round(x, 4) for x in d['band']]})" in d["test"]["rule"]
     assert d["reason"] == (f"the slope interval [{lo:.3g}, {hi:.3g}] lies outside the allowed "
                            f"{[round(x, 3) for x in d['allowed_slopes']]}")
+
+
+def test_rate_band_floors_the_lengths_at_3_only():
+    """The band's slope of (ln L)^beta uses ln ln L, so lengths below 3 count as 3; a length of 4 is itself."""
+    from softmix.checks.mc_verdict import rate_band
+
+    for Ls, lo_L in (([4, 100], 4), ([2, 100], 3)):
+        a, b = math.log(lo_L), math.log(100)
+        w = (math.log(b) - math.log(a)) / (b - a)
+        assert rate_band(0.8, 0.5, Ls, allowance=1.0) == pytest.approx([-0.625 - 0.5 * w, -0.625 + 1.5 * w], rel=1e-12)
