@@ -388,3 +388,19 @@ def test_rate_band_floors_the_lengths_at_3_only():
         a, b = math.log(lo_L), math.log(100)
         w = (math.log(b) - math.log(a)) / (b - a)
         assert rate_band(0.8, 0.5, Ls, allowance=1.0) == pytest.approx([-0.625 - 0.5 * w, -0.625 + 1.5 * w], rel=1e-12)
+
+
+def test_rate_decision_with_compare_tests_a_1_over_L_decay_and_records_its_slope_band():
+    """With --compare the statement is a finite constant: the predicted slope band is exactly [-1, -1]
+    (not the lambda* band), a 1/L decay is confirmed and a slower one refuted."""
+    from softmix.checks.mc_verdict import rate_decision
+
+    Ls = [100, 400, 1600, 6400]
+    for power, verdict in ((1.0, "confirmed"), (0.5, "refuted")):
+        vals = [3.0 / L ** power for L in Ls]
+        d = rate_decision(Ls, vals, [v * 1e-4 for v in vals], lam=0.8, log_power=0.5, compare=2.5, family=_fam(),
+                          n_samples=10 ** 6, quantity="q")
+        assert d["test"]["band"] == [-1.0, -1.0]
+        assert d["test"]["predicted_finite"] is True and "allowed_slopes" not in d
+        assert d["verdict"] == verdict, d
+        assert d["statement"] == "a finite limit --compare 2.5, i.e. q ~ 1/L"
