@@ -61,6 +61,7 @@ from .operator_reference import (
 )
 from .registry import Control
 from .rules import Residual
+from .statement_kinds import perturb_expr
 
 __all__ = ["operator_claim", "definition_by_quadrature", "exact_operator", "sym_mixture", "perturb", "CONTROLS",
            "compare", "random_instance", "describe_instance", "to_mp", "rational_matrix"]
@@ -77,33 +78,12 @@ _to_mp = to_mp
 
 
 # ---- perturbations of the stated map (automatic negative controls) -----------------------------
-def _first_add(e):
-    for node in sp.preorder_traversal(e):
-        if isinstance(node, sp.Add) and len(node.args) >= 2:
-            return node
-    return None
-
-
-def _edit_first_entry(M, how):
-    M = sp.Matrix(M)
-    e = sp.sympify(M[0])
-    a = _first_add(e)
-    if a is None:
-        M[0] = sp.Integer(0) if how == "drop" else -e
-        if M[0] == e:  # a zero entry: any change will do
-            M[0] = sp.Integer(1)
-        return M
-    rest, last = sp.Add(*a.args[:-1]), a.args[-1]
-    M[0] = e.xreplace({a: rest if how == "drop" else rest - last})
-    return M
-
-
 def perturb(stated, name: str):
     """The stated map altered by the automatic control ``name`` (see :data:`CONTROLS`)."""
     if name == "dropped-term":
-        return lambda mix, U, V, z, **kw: _edit_first_entry(stated(mix, U, V, z, **kw), "drop")
+        return lambda mix, U, V, z, **kw: perturb_expr(stated(mix, U, V, z, **kw), "dropped-term")
     if name == "flipped-sign":
-        return lambda mix, U, V, z, **kw: _edit_first_entry(stated(mix, U, V, z, **kw), "flip")
+        return lambda mix, U, V, z, **kw: perturb_expr(stated(mix, U, V, z, **kw), "flipped-sign")
     if name == "gate-argument":
         return lambda mix, U, V, z, **kw: sp.Matrix(stated(mix, U, V, z, **kw)).applyfunc(
             lambda e: sp.sympify(e).replace(sp.exp, lambda x: sp.exp(sp.Rational(6, 5) * x)))

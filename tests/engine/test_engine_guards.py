@@ -112,9 +112,20 @@ def test_operator_claim_rejects_bad_statements_at_import():
 
 
 def test_the_dropped_term_of_a_zero_entry_still_changes_the_map():
-    M = O._edit_first_entry(sp.Matrix([0, 1]), "drop")
+    stated = lambda M: (lambda mix, U, V, z: M)  # noqa: E731
+    M = O.perturb(stated(sp.Matrix([0, 1])), "dropped-term")(None, None, None, None)
     assert M[0] == 1  # a zero entry cannot be 'dropped' into itself: any change will do
-    assert O._edit_first_entry(sp.Matrix([sp.Symbol("x")]), "flip")[0] == -sp.Symbol("x")
+    assert O.perturb(stated(sp.Matrix([sp.Symbol("x")])), "flipped-sign")(None, None, None, None)[0] == -sp.Symbol("x")
+
+
+def test_the_term_controls_change_exactly_one_term_of_a_longer_sum():
+    """dropped-term removes one term of the first sum and flipped-sign negates one, however many terms the sum has
+    (a three-term sum tells 'all but the last' from 'the first only')."""
+    x, y, w, t = sp.symbols("x y w t")
+    e = x + 2 * y + 3 * w + 5 * t
+    for how, factor in (("dropped-term", 1), ("flipped-sign", 2)):
+        out = O.perturb(lambda mix, U, V, z: sp.Matrix([e, x]), how)(None, None, None, None)
+        assert sp.expand((e - out[0]) / factor) in e.args and out[1] == x
 
 
 # ---- the derivation prover -------------------------------------------------------------------------------
