@@ -83,6 +83,8 @@ class MultiHead:
     z: list[Exact] = field(default_factory=lambda: exact_default(["0.8", "-0.4", "0.6"]))
     Ls: list[int] = field(default_factory=lambda: [100, 400])
     reps: int = 8000
+    #: set by a drawn configuration: the tails filter it passed (DR.PROMISE), decided by DR.tails_part
+    tails_promise: dict | None = None
 
 
 def _multihead_rows(ctx, p, mix, heads, z):
@@ -143,7 +145,8 @@ def fp_multihead_covariance(p: MultiHead, ctx):
                       n_samples=p.reps)
     links = [] if (no_cross or no_shift) else [
         PA.covariance_links(mix, heads, target, z), PA.per_query_links(mix, heads, target, z[None]),
-        PA.engine_branch_link(ctx, fam, p.mixture, heads, z, share=BRANCH_ALPHA_SHARE)]
+        PA.engine_branch_link(ctx, fam, p.mixture, heads, z, share=BRANCH_ALPHA_SHARE),
+        DR.tails_part(DR.values(p), p.tails_promise)]
     mc = part("monte-carlo", [{"predicted_cross_block": np.asarray(pred01).tolist(),
                                "predicted_L_output_mse": pred_var, **dec}], name="monte-carlo")
     return outcome(mc, sym, *links, per_L=rows, rho={f"{h}{k}": r for (h, k), r in cb["rho"].items()},
@@ -231,7 +234,8 @@ def fp_risk_expansion(p: Expansion, ctx):
                                "so that the averaged remainder is O(1/L))")
     dec_a = rule_a.decide([r["L"] for r in rows_a], [r["cv"] for r in rows_a], [r["cv_se"] for r in rows_a], pred_a,
                           n_samples=p.queries_averaged)
-    links = [] if ctl else _expansion_links(ctx, fam, p, mix, heads, target, z, gmix, queries, exact)
+    links = [] if ctl else [*_expansion_links(ctx, fam, p, mix, heads, target, z, gmix, queries, exact),
+                            DR.tails_part(DR.values(p), p.tails_promise)]
     mc = part("monte-carlo", [{"quantity": "per query", "K_compared": pred_q, **dec_q},
                               {"quantity": "query-averaged", "K_compared": pred_a, **dec_a}], name="monte-carlo")
     step = part("numeric", [PA.holds("the eps^1 coefficient of the delta method has mean 0 (one head)", first)],

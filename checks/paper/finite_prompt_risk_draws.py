@@ -8,6 +8,7 @@ import json
 import math
 from fractions import Fraction
 
+import mpmath as mpm
 import numpy as np
 
 from softmix.numerics import risk as RK, risk_references as RR
@@ -15,6 +16,8 @@ from softmix.numerics.memo import remember
 from softmix.numerics.mixture import GaussianMixture
 
 from .. import configs as C
+from ..rules import Bound
+from . import finite_prompt_risk_paths as PA
 
 #: every head's rho(a_h) in DRAW_RHO (the tilt matters, the L grid is first-order); M(4a)/M(a)^4 at most 4x the
 #: paper configuration's largest; every effect a control removes at least DRAW_MIN_RELATIVE_EFFECT of the quantity
@@ -27,11 +30,19 @@ DRAW_COV_EFFECTS = {"cross": 0.2, "mean_shift": 0.1}
 #: extrapolation is valid below 1/6; paper: 0.133)
 DRAW_MAX_SPREAD, DRAW_MAX_TILT, DRAW_LAMBDA = 0.6, 2.5, (0.05, 0.14)
 CONTROL_NAMES = ("no-bias-residual", "no-cross-head", "mean-query-norm")
+#: the parameter a drawn per-query configuration carries: the tails filter it passed, ``{"rho": [lo, hi],
+#: "k4_max": ...}``, decided on it by its claim (:func:`tails_part`); None on a given configuration
+PROMISE = "tails_promise"
+#: digits of the closed-form tails (mpmath)
+TAILS_DPS = 30
 
 
 def values(p) -> dict:
-    """The parameters as a plain dict (the draws and filters read JSON-like values)."""
-    return dataclasses.asdict(p) if dataclasses.is_dataclass(p) and not isinstance(p, type) else dict(p)
+    """The parameters as a plain dict (the draws and filters read JSON-like values), without :data:`PROMISE`
+    (a record of the draw, not an input: the data streams and the draws' memo do not depend on it)."""
+    v = dataclasses.asdict(p) if dataclasses.is_dataclass(p) and not isinstance(p, type) else dict(p)
+    v.pop(PROMISE, None)
+    return v
 
 
 def remembered(fn):
@@ -75,6 +86,63 @@ def _tails_ok(tails, k4_max):
     return all(DRAW_RHO[0] <= r <= DRAW_RHO[1] and k4 <= k4_max for r, k4 in tails)
 
 
+def _promise(k4_max) -> dict:
+    return {PROMISE: {"rho": list(DRAW_RHO), "k4_max": float(k4_max)}}
+
+
+def _mp(x):
+    f = Fraction(str(x))
+    return mpm.mpf(f.numerator) / f.denominator
+
+
+def tails_closed_form(v: dict) -> list:
+    """Per head ``(rho(a_h), M(4 a_h) / M(a_h)^4)``, ``a_h = U_h z``, at TAILS_DPS digits from the mixture's MGF in
+    closed form, ``M(a) = sum_k pi_k exp(a.m_k + a^T G_k a / 2)``, read from the JSON entries (exact decimals): not
+    the CGF code of :func:`softmix.numerics.risk_references.head_tails`, nor the mixture parser."""
+    mixture = v["mixture"]
+    with mpm.workdps(TAILS_DPS):
+        w = [_mp(x) for x in mixture["weights"]]
+        m = [[_mp(x) for x in r] for r in mixture["means"]]
+        G = [[[_mp(x) for x in r] for r in S] for S in mixture["covariances"]]
+        z = [_mp(x) for x in v["z"]]
+        out = []
+        for h in v["heads"]:
+            a = [mpm.fsum(_mp(u) * zj for u, zj in zip(r, z)) for r in h["U"]]
+
+            def M(t, a=a):
+                return mpm.fsum(wk * mpm.exp(t * mpm.fdot(a, mk) + t * t * mpm.fsum(
+                    a[i] * Gk[i][j] * a[j] for i in range(len(a)) for j in range(len(a))) / 2)
+                    for wk, mk, Gk in zip(w, m, G))
+            m1 = M(1)
+            out.append((M(2) / m1 ** 2, M(4) / m1 ** 4))
+    return out
+
+
+def tails_part(v: dict, promise=None):
+    """A numeric part: at the configuration ``v``, the tails of the draws' filter (head_tails; on a given
+    configuration they set the drawn ones' k4 bound) == :func:`tails_closed_form`; on a drawn configuration
+    (``promise``, :data:`PROMISE`) the closed-form rho in ``promise["rho"]`` and M(4a)/M(a)^4 <= ``k4_max``."""
+    mix, heads, _target = setup(v)
+    ref = tails_closed_form(v)
+    try:
+        got = RR.head_tails(mix, heads, np.array([float(x) for x in v["z"]]))
+    except OverflowError:
+        got = [(None, None)] * len(ref)
+    diffs, rows = {}, []
+    for h, ((r, k4), g) in enumerate(zip(ref, got)):
+        for name, x, y in (("rho", r, g[0]), ("M(4a)/M(a)^4", k4, g[1])):
+            diffs[f"head {h}: {name}, head_tails vs closed form"] = (None if y is None else
+                                                                   float(abs(y - x) / max(1, abs(x))))
+        if promise is not None:
+            lo, hi, k4_max = (_mp(x) for x in (*promise["rho"], promise["k4_max"]))
+            for check, lhs, rhs in ((f"head {h}: drawn rho >= {lo}", lo, r), (f"head {h}: drawn rho <= {hi}", r, hi),
+                                    (f"head {h}: drawn M(4a)/M(a)^4 <= k4_max", k4, k4_max)):
+                rows.append({"check": check, "rho": float(r), "k4": float(k4),
+                             **Bound(slack=PA.FLOAT_TOL * max(1, abs(rhs))).decide(lhs, rhs)})
+    return PA.agreement("tails of the draws' filter" + (" and the drawn configuration's promise" if promise else ""),
+                        diffs, rows)
+
+
 def query_effects(v):
     mix, heads, target = setup(v)
     z = np.array([float(x) for x in v["z"]])
@@ -99,7 +167,7 @@ def draw_query_part(rng, v, tries=2000):
         e = query_effects({**v, **over})
         if (_tails_ok(e["tails"], k4_max) and abs(e["K"]) >= 0.5 * e["variance"]
                 and min(e["bias_residual"], e["cross"]) >= DRAW_MIN_RELATIVE_EFFECT):
-            return over
+            return {**over, **_promise(k4_max)}
     return None
 
 
@@ -126,7 +194,7 @@ def draw_cov(rng, v, i):
         over = _token_part(rng, v)
         e = cov_effects({**v, **over})
         if _tails_ok(e["tails"], k4_max) and all(e[k] >= t for k, t in DRAW_COV_EFFECTS.items()):
-            return over
+            return {**over, **_promise(k4_max)}
     return None
 
 
