@@ -11,6 +11,7 @@ tests/numerics/test_lda_flow_references.py:
 * :func:`in_tk_exactly` -- exact membership of a rational theta in T_K;
 * :func:`rk4_linear_field` -- RK4 on theta' = diag(lam) theta against its exact amplification factor;
 * :func:`transverse_amplification` -- how much a float64 flow amplifies a perturbation out of T_K;
+* :func:`transverse_amplification_linearised` -- the same amplification to first order, by tangent RK4;
 * :func:`sgd_step_references` -- the SGD of Figs. 4/5 against numerics.lda.sgd_attention and finite differences;
 * :func:`random_rotation`, :func:`random_krylov_case`, :func:`krylov_criterion` -- Prop. B.35's cases and criterion.
 """
@@ -33,6 +34,7 @@ __all__ = [
     "in_tk_exactly",
     "rk4_linear_field",
     "transverse_amplification",
+    "transverse_amplification_linearised",
     "batch_loss",
     "sgd_step_references",
     "random_rotation",
@@ -103,9 +105,9 @@ def krylov_projector_facts(P, PK, dimK) -> dict:
     }
 
 
-def distance_to_tk(theta, d, PKf):
-    """The distance of theta to T_K = span{(e_i q^T, 0, 0, 0), (0, 0, q, 0): q in K^perp} by least squares
-    (an orthonormal basis of K^perp from numpy.linalg.eigh(I - P_K))."""
+def _tk_spanning_set(d, PKf):
+    """Columns spanning T_K = span{(e_i q^T, 0, 0, 0), (0, 0, q, 0): q in K^perp} (an orthonormal basis of
+    K^perp from numpy.linalg.eigh(I - P_K)), as a (theta size) x k array; None when K = R^d (T_K = {0})."""
     ev, Q = np.linalg.eigh(np.eye(d) - PKf)
     Q = Q[:, ev > 0.5]
     cols = []
@@ -115,10 +117,16 @@ def distance_to_tk(theta, d, PKf):
             U[i] = q
             cols.append(N.pack_theta(U, np.zeros(d), np.zeros(d), 0.0))
     cols += [N.pack_theta(np.zeros((d, d)), np.zeros(d), q, 0.0) for q in Q.T]
+    return np.array(cols).T if cols else None
+
+
+def distance_to_tk(theta, d, PKf):
+    """The distance of theta to T_K = span{(e_i q^T, 0, 0, 0), (0, 0, q, 0): q in K^perp} by least squares
+    (an orthonormal basis of K^perp from numpy.linalg.eigh(I - P_K))."""
+    B = _tk_spanning_set(d, PKf)
     th = np.asarray(theta, float)
-    if not cols:
+    if B is None:
         return float(np.linalg.norm(th))
-    B = np.array(cols).T
     return float(np.linalg.norm(th - B @ np.linalg.lstsq(B, th, rcond=None)[0]))
 
 
@@ -159,6 +167,55 @@ def transverse_amplification(field, th, T, h, d, PK, delta=1e-7):
     t0[-1] += delta / np.sqrt(2)
     traj = D.rk4(field, t0, T, h, None, 1)
     return max(1.0, max(D.tk_parts(x, d, PK)[1] for _, x in traj) / delta)
+
+
+def transverse_amplification_linearised(field, th, T, h, d, PK):
+    """The first-order term of :func:`transverse_amplification`, by a different method: max_k |P_perp eta_k|
+    / |eta_0| (at least 1), where eta_k = D Phi_k(theta_0) e is the derivative of k float64 RK4 steps of
+    ``field`` from theta_0 along the same direction e (u12 = 1/sqrt(2d) each, v22 = 1/sqrt(2): unit, normal
+    to T_K) and P_perp = I - the orthogonal projector onto T_K (a QR basis of the spanning set of
+    :func:`distance_to_tk`; not tk_parts).
+
+    Tangent RK4: each step is differentiated stage by stage, d k1 = J(x) eta, d k2 = J(x + h/2 k1)(eta +
+    h/2 d k1), d k3 = J(x + h/2 k2)(eta + h/2 d k2), d k4 = J(x + h k3)(eta + h d k3), eta <- eta + h/6 (d k1
+    + 2 d k2 + 2 d k3 + d k4), with J(y) v = |v| (field(y + s v/|v|) - field(y)) / s, s = sqrt(eps) max(1,
+    |y|) (a forward difference at a step rescaled at every stage, so the tangent never leaves the linear
+    regime: relative error ~ sqrt(eps) per product).  A perturbation of size delta instead sees the
+    second-order remainder, relative O(delta A), and round-off / delta; the two agree to that."""
+    x = np.asarray(th, float).copy()
+    e = N.pack_theta(np.zeros((d, d)), np.full(d, 1 / np.sqrt(2 * d)), np.zeros(d), 1 / np.sqrt(2))
+    B = _tk_spanning_set(d, np.asarray(PK, float))
+    Qb = np.linalg.qr(B)[0] if B is not None else np.zeros((x.size, 0))
+
+    def out(v):
+        return float(np.linalg.norm(v - Qb @ (Qb.T @ v)))
+
+    def jv(y, fy, v):
+        nv = float(np.linalg.norm(v))
+        if nv == 0.0:
+            return np.zeros_like(v)
+        s = np.sqrt(EPS64) * max(1.0, float(np.linalg.norm(y)))
+        return (field(y + s * (v / nv)) - fy) / s * nv
+
+    eta, n0 = e.copy(), float(np.linalg.norm(e))
+    best = out(eta)
+    for _ in range(int(round(float(T) / float(h)))):
+        y1 = x
+        k1 = field(y1)
+        d1 = jv(y1, k1, eta)
+        y2 = x + h / 2 * k1
+        k2 = field(y2)
+        d2 = jv(y2, k2, eta + h / 2 * d1)
+        y3 = x + h / 2 * k2
+        k3 = field(y3)
+        d3 = jv(y3, k3, eta + h / 2 * d2)
+        y4 = x + h * k3
+        k4 = field(y4)
+        d4 = jv(y4, k4, eta + h * d3)
+        x = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        eta = eta + h / 6 * (d1 + 2 * d2 + 2 * d3 + d4)
+        best = max(best, out(eta))
+    return max(1.0, best / n0)
 
 
 def batch_loss(P, th, X, y):

@@ -138,6 +138,49 @@ def test_transverse_amplification_at_least_one():
     assert FR.transverse_amplification(field, th, 0.5, 0.1, 4, D.projector_numeric(PK)) >= 1.0
 
 
+def _linear_field_case(mu_u=0.8, mu_v=0.3, c=-0.5, d=2):
+    """theta' = M theta with M = c on U11 and v21 (it keeps every subspace of those blocks), mu_u on u12, mu_v
+    on v22; K = span(e_1) in d = 2 (P_K = diag(1, 0)) and theta_0 = (U11 = [[0, 2], [0, -1]], 0, v21 = (0, 3),
+    0) in T_K.  A perturbation (u12 = delta / sqrt(2d) each, v22 = delta / sqrt(2)) stays in u12, v22, and k
+    RK4 steps multiply those coordinates by g(h mu)^k, g(z) = 1 + z + z^2/2 + z^3/6 + z^4/24, exactly: the
+    amplification is max(1, max_k sqrt((g(h mu_u)^(2k) + g(h mu_v)^(2k)) / 2))."""
+    rates = N.pack_theta(np.full((d, d), c), np.full(d, mu_u), np.full(d, c), mu_v)
+    th0 = N.pack_theta(np.array([[0.0, 2.0], [0.0, -1.0]]), np.zeros(d), np.array([0.0, 3.0]), 0.0)
+    return (lambda t: rates * t), th0, np.diag([1.0, 0.0]), d
+
+
+def _rk4_factor(z):
+    return 1 + z + z**2 / 2 + z**3 / 6 + z**4 / 24
+
+
+@pytest.mark.parametrize("mu_u, mu_v", [(0.8, 0.3), (0.3, -0.6), (-0.4, -0.9)])
+def test_transverse_amplification_known_answer_on_a_linear_field(mu_u, mu_v):
+    field, th0, PK, d = _linear_field_case(mu_u, mu_v)
+    T, h = 2.0, 0.1
+    ks = np.arange(21)
+    expected = max(1.0, float(np.max(np.sqrt((_rk4_factor(h * mu_u) ** (2 * ks) + _rk4_factor(h * mu_v) ** (2 * ks))
+                                              / 2))))
+    assert FR.transverse_amplification(field, th0, T, h, d, PK) == pytest.approx(expected, rel=1e-6)
+    assert FR.transverse_amplification(field, th0, T, h, d, PK, 1e-9) == pytest.approx(expected, rel=1e-6)
+    assert FR.transverse_amplification_linearised(field, th0, T, h, d, PK) == pytest.approx(expected, rel=1e-6)
+    if mu_u > 0 and mu_v > 0:  # and close to the flow's own exp(mu T): RK4 with h mu <= 0.08
+        flow = np.sqrt((np.exp(2 * mu_u * T) + np.exp(2 * mu_v * T)) / 2)
+        assert FR.transverse_amplification_linearised(field, th0, T, h, d, PK) == pytest.approx(flow, rel=1e-5)
+
+
+def test_transverse_amplification_linearised_agrees_on_the_lda_flow():
+    """On CAYLEY4's gradient flow (non-linear), the difference quotient and the tangent-RK4 derivative of
+    the flow map agree to the claim's first-order tolerance, and both exceed 1."""
+    P = N.LDAProblem.from_params(cayley4())
+    PK, _ = D.krylov_projector(D.sym_mat(P.Gamma), D.sym_vec(P.m1))
+    th = D.to_theta(D.random_tk_point(np.random.default_rng(0), PK, 4))
+    field = lambda t: -D.grad_theta_fast(P, t, 8)[1]
+    PKf = D.projector_numeric(PK)
+    a = FR.transverse_amplification(field, th, 2.0, 0.1, 4, PKf, 1e-9)
+    b = FR.transverse_amplification_linearised(field, th, 2.0, 0.1, 4, PKf)
+    assert a > 1.0 and b > 1.0 and abs(a - b) <= 1e-4 * b
+
+
 def test_random_krylov_case_eigenvalues_span_one_to_nine():
     """Gamma = Q diag(lam) Q^T with lam distinct integers from 1..9 (documented range): Q^T Gamma Q is that
     diagonal exactly, and over 20 draws in d = 4 every value 1..9 occurs (a draw misses a given value with
