@@ -48,10 +48,29 @@ def _draw_31(rng, p, i):
     return {**draw_generic(rng, p, i), "extra_configs": [], "min_critical": max(1, -(-int(p.min_critical) // k))}
 
 
-def _limit_rows(P, rows, p, well, Rstar):
+def _risk0(P, z, n, well):
+    """R~(zeta) by Gauss-Hermite with n nodes (the full tensor rule when d <= 2), the well added for the control."""
+    R = N.eff_risk(P, z, 0, n, None, P.d <= 2)[0]
+    return R + LC.gaussian_well(z, *well)[0] if well else R
+
+
+def _tolerance_row(P, r, z, p, well, Rstar, Rerr, where):
+    """The limit's tau_R and tau_d as the claim states them, from the quadrature error |R~(n) - R~(1.5n+2)|
+    recomputed at the limit and the error of R* (numerics.lda.bayes_risk, recomputed here): to 1e-12 relative."""
+    qerr = abs(float(_risk0(P, z, int(1.5 * p.nodes) + 2, well)) - float(_risk0(P, z, p.nodes, well)))
+    tau_R = 1e3 * (qerr + EPS * max(1.0, abs(Rstar)) + Rerr) + r["grad_norm"] * max(1.0, float(np.linalg.norm(z)))
+    tau_d = 10 * tau_R ** (1 / 6)
+    return _bound("tau_R = 1e3 (GH error + eps max(1, |R*|) + R* error) + |grad| max(1, |zeta|), tau_d = 10 "
+                  "tau_R^(1/6), as the search reports them (relative)", max(
+                      abs(r["tau_R"] - tau_R) / tau_R, abs(r["tau_d"] - tau_d) / tau_d), 1e-12,
+                  tau_R=tau_R, tau_d=tau_d, R_star_error=Rerr, **where)
+
+
+def _limit_rows(P, rows, p, well, Rstar, Rerr):
     """What the search reports of each limit, recomputed here at the limit itself (numerics.lda.eff_risk, the
-    well added for the control): |grad| and R~ - R* to 1e-9 (relative to max(1, |R~|)), and the critical flag
-    from the recomputed |grad| and |zeta| (a limit within 1e-3 grad_tol of grad_tol is not decided)."""
+    well added for the control): |grad| and R~ - R* to 1e-9 (relative to max(1, |R~|)), the tolerances tau_R
+    and tau_d (:func:`_tolerance_row`), and the critical flag from the recomputed |grad| and |zeta| (a limit
+    within 1e-3 grad_tol of grad_tol is not decided)."""
     out = []
     for r in rows:
         z = np.asarray(r["limit"], float)
@@ -63,6 +82,7 @@ def _limit_rows(P, rows, p, well, Rstar):
         where = {"config": P.to_params(), "start": r["start"]}
         out.append(_bound("|grad R~| and R~ - R* at the limit as the search reports them", max(
             abs(gn - r["grad_norm"]), abs(float(R) - Rstar - r["risk_gap"])), 1e-9 * scale, **where))
+        out.append(_tolerance_row(P, r, z, p, well, Rstar, Rerr, where))
         crit = gn <= p.grad_tol and float(np.linalg.norm(z)) <= p.escape_radius
         if abs(gn - p.grad_tol) > 1e-3 * p.grad_tol:
             out.append({"check": "critical flag = (|grad| <= grad_tol and |zeta| <= escape_radius)",
@@ -110,14 +130,16 @@ def thm_3_1(p: Thm31, ctx):
     escape_radius; each critical limit must satisfy |R~ - R*| <= tau_R = 1e3 (GH error + eps R* + R* error)
     + |grad| max(1, |zeta|) and lie within tau_d = 10 tau_R^(1/6) of the set (near E1 n E2 the excess risk
     can be as flat as r^2 |s|^4, sixth order in the distance); the smallest critical limit is refined by
-    one Newton step at dps digits; at least min_critical critical limits are needed to decide."""
+    one Newton step at dps digits; at least min_critical critical limits are needed to decide.  What the search
+    reports of each limit (|grad|, R~ - R*, tau_R, tau_d, the critical flag) is recomputed at the limit."""
     well = (p.well_depth, p.well_width) if ctx.control("spurious-well") else None
     only_E1 = ctx.control("E1-only")
     rows, searched, n_crit = [], [], 0
     for i, P in enumerate(problems(p.lda, p.extra_configs)):
         limits, Rstar = LC.critical_search(P, ctx.stream("starts", i), p.nodes, p.bayes_nodes, p.random_starts,
                                            p.grad_tol, p.escape_radius, well)
-        rows += _membership_rows(P, limits, only_E1) + _limit_rows(P, limits, p, well, Rstar)
+        Rerr = float(N.bayes_risk(P, p.bayes_nodes, 30)[1])  # R*'s error, recomputed for the tolerances
+        rows += _membership_rows(P, limits, only_E1) + _limit_rows(P, limits, p, well, Rstar, Rerr)
         n_crit += sum(r["critical"] for r in limits)
         if p.mp_refine and (i == 0 or ctx.full):
             hp = _refinement_row(P, limits, p, well)
