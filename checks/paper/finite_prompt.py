@@ -6,6 +6,9 @@ decides, through the engine's :class:`~softmix.checks.fits.InverseLRule` (the O(
 over two or more prompt lengths); each claim's family-wise alpha = 1e-3 is split by construction
 (``AlphaFamily``) and ``confirmed`` needs an interval narrower than the margin each claim declares.
 Controls change only the *prediction* compared with the same simulated data (``ctx.data``).
+fp-covariance also decides the expansion the engine's reach rule reads (``numerics.expansion_reach``,
+docs/finite-prompt.md sec. 10) against the first-order constants and a 30-digit reference
+(:func:`expansion_agreement`).
 fp-lln is in :mod:`softmix.checks.paper.finite_prompt_lln`.
 """
 from __future__ import annotations
@@ -16,7 +19,9 @@ import mpmath as mpm
 import numpy as np
 import sympy as sp
 
+from softmix.numerics import expansion_reach as ER
 from softmix.numerics.attention import cgf, log_gates, tilted_moments
+from softmix.numerics.expansion_references import expansion_reference_mp
 from softmix.numerics.finite_prompt import finite_prompt_constants, finite_prompt_constants_mp, simulate_outputs
 from softmix.numerics.finite_prompt_references import constants_from_mgf_mp, dropped_half_limit
 from softmix.numerics.mixture import GaussianMixture, parse_number
@@ -105,6 +110,38 @@ def constants_agreement(p):
         b = np.array([float(x) for x in b]) if isinstance(b, mpm.matrix) else np.array([float(b)])
         rows.append({"constant": k, **rule.decide(float(np.max(np.abs(a - b))), float(np.max(np.abs(b))))})
     return part("numeric", rows, name="float64 vs 30-digit constants")
+
+
+def expansion_agreement(p, L_shortest: int):
+    """numerics.expansion_reach (what checks.mc_verdict reads to put prompt lengths inside the reach rule): its
+    first-order MSE and bias against finite_prompt_constants' (another code path), and its weight moments,
+    c3, c4, d3, d4 and reach ratios at ``L_shortest`` against numerics.expansion_references at 30 digits (raw MGF
+    moments; falling factorials over set partitions instead of cumulants), to 9 digits: a part."""
+    mix, U, V, z = configuration(p)
+    c = finite_prompt_constants(mix, U, V, z)
+    mom, ex = ER.weight_moments(mix, U, V, z), ER.mse_expansion(mix, U, V, z)
+    co = ER.expansion_coefficients(mom)
+    ref = expansion_reference_mp(mix, _exact(p.U), _exact(p.V), _exact(p.z), dps=30)
+    reach = ER.first_order_reach(ex["m2"], ex["c3"], ex["c4"], [L_shortest])
+    f = lambda x: np.atleast_1d(np.array(x, dtype=float)).ravel()
+    pairs = [("m2 of the expansion vs mse of finite_prompt_constants", ex["m2"], c["mse"]),
+             ("bias of the expansion vs bias of finite_prompt_constants", co["bias"], c["bias"])]
+    pairs += [(f"{k}{i} vs 30-digit raw MGF moments", mom[f"{k}{i}"], ref[f"{k}{i}"])
+              for i in (2, 3, 4) for k in ("rho", "e", "m") if f"{k}{i}" in ref]
+    pairs += [(f"{k} of mse_expansion vs 30-digit partitions", ex[k], ref[k]) for k in ("m2", "c3", "c4")]
+    pairs += [(f"{k} vs 30-digit partitions", co[k], ref[k]) for k in ("bias", "d3", "d4")]
+    m2, L = abs(float(ref["m2"])), float(L_shortest)
+    pairs += [(f"first correction |c3| / (m2 L) at L = {L_shortest}", reach["first_correction"],
+               abs(float(ref["c3"])) / (m2 * L)),
+              (f"first omitted term |c4| / (m2 L^2) at L = {L_shortest}", reach["first_omitted"],
+               abs(float(ref["c4"])) / (m2 * L**2))]
+    rule, rows = Residual(digits=9, guard=7), []
+    for name, value, reference in pairs:
+        a, b = f(value), f(reference)
+        res = float(np.max(np.abs(a - b))) if a.shape == b.shape else float("inf")
+        rows.append({"check": name, "value": a.tolist(), "reference": b.tolist(),
+                     **rule.decide(res, float(np.max(np.abs(b))))})
+    return part("numeric", rows, name="expansion_reach vs first-order constants and a 30-digit reference")
 
 
 def outputs(ctx, p, L: int, R: int):
@@ -233,7 +270,10 @@ def tilted_covariance_parts(p: Covariance, ctx) -> list:
        independence="derived side: simulated finite prompts; stated side: rho V C V^T from tilted moments (float64, "
                     "agreeing with the 30-digit path), decided against rho V [grad^2 Lambda(2a) + delta delta^T] V^T "
                     "from SymPy's derivatives of each component's MGF (45 digits) and the tilted-covariance identity "
-                    "proven symbolically; shared: the mixture parser")
+                    "proven symbolically; the expansion the reach rule reads (numerics.expansion_reach: m2, bias, "
+                    "weight moments, c3, c4, d3, d4) against finite_prompt_constants and against raw MGF moments "
+                    "with falling factorials over set partitions (numerics.expansion_references, 30 digits); "
+                    "shared: the mixture parser, the MGF kernel of the two 30-45-digit references")
 def fp_covariance(p: Covariance, ctx):
     mix, U, V, z = configuration(p)
     c = finite_prompt_constants(mix, U, V, z)
@@ -261,6 +301,6 @@ def fp_covariance(p: Covariance, ctx):
               name="monte-carlo")
     # the constant itself, against the CGF's derivatives (the claim's run: a control changes only the prediction)
     claim_run = not (ctx.control("dropped-rho") or ctx.control("no-mean-shift"))
-    links = tilted_covariance_parts(p, ctx) if claim_run else []
+    links = tilted_covariance_parts(p, ctx) + [expansion_agreement(p, min(Ls))] if claim_run else []
     return outcome(mc, constants_agreement(p), *links, per_L=rows, rho=c["rho"],
                    effective_sample_fraction=c["effective_sample_fraction"], alpha=fam.ledger())
