@@ -60,6 +60,19 @@ def _probe_rows(B, p: RhoBox, cert) -> list:
     return rows
 
 
+def _strict_row(B, cert) -> dict:
+    """The statement's "equality only at a = 0": every box that does not hold a = 0 has a certified lower bound of
+    log rho > 0 (the curvature form gives |a|^2 min_b sum_k w_k(b) lambda_min(G_k) > 0 there); a box left
+    uncertified is inconclusive (a lower bound <= 0 is no counterexample)."""
+    off = [r for r in cert["boxes"] if not all(Fraction(a) <= 0 <= Fraction(b) for a, b in r["box"])]
+    with B.precision(cert["prec"]):
+        bad = [r["box"] for r in off if B.gt(r["bound"], 0) is not True]
+    row = {"check": "every box off a = 0: certified lower bound of log rho > 0 (rho > 1: equality only at a = 0)",
+           "passed": None if bad else True, "boxes_off_0": len(off), "uncertified": len(bad)}
+    return row if not bad else {**row, "first_uncertified": bad[0], "reason": "strictness off a = 0 not certified",
+                                "to_settle": "a finer grid or precision"}
+
+
 @claim(id="cert-fp-rho", title="Certified rho(a) = M(2a)/M(a)^2 >= 1 over a box of tilts (finite-prompt constants)",
        source="docs/finite-prompt.md (Jensen / convexity of Lambda)", section="certificates", kind="numeric",
        statement="For the default finite-prompt mixture, rho(a) >= 1 for every a in [-1, 1]^3 (equality only at a = 0)",
@@ -97,7 +110,7 @@ def cert_fp_rho(p: RhoBox, ctx):
                       f"probe points rho is not certainly below {thr}",
              "passed": True if ok else (False if below else None), "smallest_rho_at_probe_points": rho_probe}]
     if not wrong_power:  # the wrong-power control computes another rho: nothing to tie to the 40-digit constants
-        rows += _probe_rows(B, p, cert)
+        rows += [_strict_row(B, cert)] + _probe_rows(B, p, cert)
     summary = {k: v for k, v in cert.items() if k not in ("boxes", "probe")}
     summary["boxes"] = [{k: v for k, v in r.items() if k != "bound"} for r in cert["boxes"][:12]]
     return outcome(part("certificate", rows, name="certificate"), threshold=str(thr),
