@@ -31,7 +31,9 @@ def test_clean_certificates_enclose_their_references():
     assert r["verdict"] == "verified" and r["evidence"]["certificate"]["rows"][0]["enclosure_contains_bisection_root"]
     r = run_claim("cert-fp-rho", "quick", 7)
     assert r["verdict"] == "verified" and all(row["passed"] is True for row in r["evidence"]["certificate"]["rows"])
-    assert len(r["evidence"]["certificate"]["rows"]) == 5  # the boxes, the probe ball, three boxes at 40 digits
+    rows = r["evidence"]["certificate"]["rows"]
+    assert len(rows) == 6  # the boxes, the boxes off a = 0 (strict), the probe ball, three boxes at 40 digits
+    assert any("equality only at a = 0" in row["check"] for row in rows)
 
 
 def test_dropping_the_tail_radius_refutes_the_hessian_certificate(monkeypatch):
