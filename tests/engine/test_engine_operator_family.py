@@ -189,3 +189,16 @@ def test_the_head_grids_are_reached_at_their_extremes(D, weights):
     insts = [draw(2, D, s, weights=weights) for s in SEEDS]
     U, V, z = ([abs(x) for i in insts for x in getattr(i, a)] for a in "UVz")
     assert max(U) == 1 and max(V) == 3 and max(z) == 2
+
+
+@pytest.mark.parametrize("K,D", [(2, 2), (3, 2), (2, 3)])
+def test_equal_norm_means_are_off_the_coordinate_planes_their_parameters_avoid(K, D):
+    """Equal-norm means are ``r * stereographic(t)`` with every t_i a nonzero rational (a zero t_i puts the mean
+    on a coordinate plane, where the terms of that coordinate vanish): the first D - 1 entries of each mean are
+    nonzero, over many seeds, and the draw reaches each sign (kills operator_family.py:246, a 0 in t's grid)."""
+    signs = set()
+    for s in SEEDS:
+        for m in draw(K, D, s, means="equal-norms").smix.means:
+            assert all(x != 0 for x in list(m)[:D - 1])
+            signs |= {x > 0 for x in list(m)[:D - 1]}
+    assert signs == {True, False}

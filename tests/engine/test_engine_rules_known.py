@@ -247,3 +247,54 @@ def test_an_estimated_scale_needs_three_distinct_lengths_not_more():
     assert two["verdict"] == "inconclusive" and two["reason"] == "need at least 3 distinct prompt lengths"
     three = rule.decide([10, 20, 40], [0.1, 0.0501, 0.0249], [0.001, 0.0005, 0.0003], n_samples=100)
     assert "fit" in three and three["fit"]["dof"] == 1
+
+
+# ---- survivors of the recorded engine run on c23bd1c (seed 203668764) -------------------------------------
+
+
+def test_float64_agreement_reads_a_residual_at_the_default_scale_one_and_its_tolerance_is_closed():
+    """With floor 0 the default scale is what sets the tolerance: scale 1 gives ulps x condition x eps, a
+    residual exactly at it passes, 1.5 times it fails (kills rules.py:494 and :502, the defaults 1 -> 0 and
+    1 -> 2, and :508, ``<=`` -> ``<``)."""
+    from softmix.checks.rules import Float64Agreement
+
+    r = Float64Agreement(condition=1.0, ulps=1, floor=0.0)
+    assert r.tolerance() == EPS64 and r.tolerance(0) == 0.0
+    assert r.decide(EPS64)["passed"] is True
+    assert r.decide(1.5 * EPS64)["passed"] is False
+    assert r.decide(1.5 * EPS64, 2)["passed"] is True
+
+
+@pytest.mark.parametrize("ulps,floor", [(0, 1.0), (-1, 1.0), (64, -1.0)])
+def test_float64_agreement_rejects_no_ulps_and_a_negative_floor(ulps, floor):
+    from softmix.checks.rules import Float64Agreement
+
+    with pytest.raises(ValueError, match="ulps must be > 0 and floor >= 0"):
+        Float64Agreement(ulps=ulps, floor=floor)
+
+
+def test_a_relative_ztest_margin_is_the_margin_times_the_largest_predicted_entry_or_its_floor():
+    """margin 0.01 relative to |predicted| = 100 is 1: an interval half-width of 2 is not precise enough, of
+    0.5 it is; below the floor the floor is the scale (kills rules.py:315, the margin's factor dropped)."""
+    from softmix.checks.rules import ZTest, z_critical
+
+    rule = ZTest(alpha=0.05, margin=0.01, relative=True, floor=1.0)
+    zc = z_critical(1, 0.05, 2)
+    wide, narrow = rule.decide(100.0, 2.0 / zc, 100.0), rule.decide(100.0, 0.5 / zc, 100.0)
+    assert wide["passed"] is True and wide["precise_enough"] is False and wide["verdict"] == "inconclusive"
+    assert narrow["precise_enough"] is True and narrow["verdict"] == "confirmed"
+    tiny = rule.decide(1e-3, 0.02 / zc, 1e-3)  # margin 0.01 x max(1e-3, floor 1) = 0.01 < 0.02
+    assert tiny["precise_enough"] is False
+
+
+def test_rules_describe_what_they_decide():
+    """The descriptions a report prints say the relative margin and the bound's slack (kills rules.py:285 and
+    :545, parts of the text dropped)."""
+    from softmix.checks.rules import Bound, ZTest
+
+    assert ZTest(alpha=0.05, margin=0.01, relative=True).describe().endswith(
+        "level 0.05; confirmed only if the interval half-width <= 0.01 x |predicted|; "
+        "zero/non-finite standard error -> inconclusive")
+    assert "x |predicted|" not in ZTest(alpha=0.05, margin=0.01).describe()
+    assert Bound(slack=Fraction(1, 10)).describe() == "bound: lhs <= rhs + 1/10 (exact or high precision)"
+    assert Bound(strict=True).describe() == "bound: lhs < rhs (exact or high precision)"

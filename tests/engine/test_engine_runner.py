@@ -189,3 +189,56 @@ def test_one_worker_runs_in_this_process_and_several_in_a_pool_of_at_most_one_pe
     assert made == []
     assert [r["verdict"] for r in run_claims(IDS, seed=3, plugins=(plugin,), workers=5)] == ["confirmed"] * 2
     assert made == [2]
+
+
+class _Slotted(cf.ThreadPoolExecutor):
+    """A thread pool that says how many tasks it can take (as the Dask executor does)."""
+
+    def __init__(self, slots):
+        super().__init__(max_workers=4)
+        self._say = slots
+
+    def slots(self):
+        return self._say()
+
+
+def _fail():
+    raise RuntimeError("the cluster cannot say")
+
+
+@pytest.mark.parametrize("say,expected", [(lambda: 1, 1), (lambda: 0, 1), (lambda: 3, 3), (_fail, 4)])
+def test_an_executor_that_says_its_slots_gets_at_most_that_many_tasks_and_never_none(plugin, say, expected):
+    """At most ``executor.slots()`` tasks in flight, at least one; an executor that cannot say gets all of them
+    (kills runner.py:250, ``max(1, ...)`` -> ``max(2, ...)``)."""
+    import threading
+    import time
+
+    claims = load_all((plugin,))
+    lock, live, peak = threading.Lock(), [0], [0]
+
+    def task(cid):
+        with lock:
+            live[0] += 1
+            peak[0] = max(peak[0], live[0])
+        time.sleep(0.05)
+        with lock:
+            live[0] -= 1
+        return {"id": cid, "verdict": "verified"}
+
+    claims = {**claims, **{f"{c}-again": claims[c] for c in IDS}}  # four tasks
+    jobs = [(cid, (cid,)) for cid in [*IDS, *(f"{c}-again" for c in IDS)]]
+    with _Slotted(say) as ex:
+        out = _run_on(ex, jobs, claims, None, task=task)
+    assert len(out) == 4 and peak[0] == expected
+
+
+def test_a_claims_reported_seconds_are_its_own_run_time(plugin):
+    """``seconds`` is the time the claim took, not a clock reading (kills runner.py:108)."""
+    import time
+
+    from softmix.checks.runner import run_claim
+
+    load_all((plugin,))
+    t0 = time.perf_counter()
+    r = run_claim(IDS[0], "quick", 7)
+    assert 0 <= r["seconds"] <= time.perf_counter() - t0 + 1e-3  # (rounded to the millisecond)
