@@ -351,3 +351,18 @@ def test_the_singular_assumption_gives_a_singular_component_even_with_singular_z
         ranks = [rank(G) for G in C.mixture(rng(s, K, D), K, D, singular=0, assume=("singular",))["covariances"]]
         assert sorted(ranks) == [D - 1] + [D] * (K - 1), (s, ranks)
         assert all(rank(G) == D for G in C.mixture(rng(s, K, D), K, D, singular=0)["covariances"])
+
+
+def test_default_draws_reach_their_documented_ranges():
+    """The defaults are part of each draw's contract: ``vector`` entries fill [-2, 2], ``large_scores`` reach
+    5000 in absolute value, and a full-rank ``spd`` keeps its smallest eigenvalue at 0.1 x 0.3 = 0.03 or above
+    and reaches below 0.06 (nearly singular covariances are drawn too).  Fast known answers for survivors
+    configs.py:64, :127, :222 of the recorded engine run on c23bd1c, which only the slow seed-contract tests
+    (pinned draws) killed."""
+    v = [float(fr(x)) for s in SEEDS for x in C.vector(rng(s, 3), 3)]
+    assert min(v) < -1.75 and max(v) > 1.75 and all(-2 <= x <= 2 for x in v)
+    scores = [abs(float(fr(x))) for s in SEEDS for x in C.large_scores(rng(s, 4), 4)]
+    assert max(scores) > 4500 and min(scores) < 1500
+    for D in (2, 3):
+        lows = [np.linalg.eigvalsh(np.array(frm(C.spd(rng(s, D, 0), D)), dtype=float)).min() for s in range(60)]
+        assert min(lows) >= 0.03 - 1e-12 and any(x < 0.06 for x in lows)
