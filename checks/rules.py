@@ -474,7 +474,7 @@ class Float64Agreement(Rule):
     ``decide(residual, scale=1)`` takes ``value - reference`` (a number, or an array / mpmath
     matrix, whose largest entry in absolute value is used) and the size of the reference (idem).
     The reference's own error must be negligible: exact, or computed at 30 digits or more.  A
-    non-finite residual (float64 overflow or NaN) cannot decide: ``inconclusive``.  No alpha.
+    non-finite residual (float64 overflow or NaN) or scale cannot decide: ``inconclusive``.  No alpha.
     """
 
     name = "float64-agreement"
@@ -504,6 +504,9 @@ class Float64Agreement(Rule):
         if not mpm.isfinite(res):
             return self._wrap({"passed": None, "verdict": "inconclusive", "residual": mpm.nstr(res, 5),
                                "reason": "non-finite float64 value (overflow or NaN): cannot decide"})
+        if not mpm.isfinite(_max_abs(scale)):
+            return self._wrap({"passed": None, "verdict": "inconclusive", "residual": mpm.nstr(res, 5),
+                               "reason": "non-finite reference scale: no tolerance to decide with"})
         tol = self.tolerance(scale)
         ok = bool(res <= tol)
         unit = self.condition * EPS64 * max(self.floor, float(_max_abs(scale)))

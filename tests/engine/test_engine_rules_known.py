@@ -298,3 +298,13 @@ def test_rules_describe_what_they_decide():
     assert "x |predicted|" not in ZTest(alpha=0.05, margin=0.01).describe()
     assert Bound(slack=Fraction(1, 10)).describe() == "bound: lhs <= rhs + 1/10 (exact or high precision)"
     assert Bound(strict=True).describe() == "bound: lhs < rhs (exact or high precision)"
+
+
+@pytest.mark.parametrize("scale", [float("nan"), float("inf"), [1.0, float("nan")], mpm.mpf("inf")])
+def test_float64_agreement_with_a_non_finite_scale_cannot_decide(scale):
+    """A NaN or infinite reference gives no tolerance: inconclusive, not the floor's tolerance (before, a NaN
+    scale silently read as the floor and passed a small residual)."""
+    from softmix.checks.rules import Float64Agreement
+
+    r = Float64Agreement().decide(0.0, scale)
+    assert r["passed"] is None and r["verdict"] == "inconclusive" and "scale" in r["reason"]
