@@ -135,3 +135,13 @@ def test_operator_claim_input_errors():
     uses_radius = lambda mix, U, V, z: V * mix.means[0] * mix.radius  # noqa: E731
     with pytest.raises(InputError, match="without the assumption equal-norms"):
         softmix.operator_claim("bad-drop", uses_radius, components=2, dim=2, assume=("equal-norms",))
+
+
+def test_a_covariance_that_contradicts_shared_covariance_says_how_to_ask_for_it():
+    """(kills operator.py:194, the hint dropped from the message)"""
+    import softmix
+
+    ok = lambda mix, U, V, z: V * mix.means[0]  # noqa: E731
+    with pytest.raises(InputError, match=r"covariance must be one of general, .*\(shared_covariance=True is "
+                                         r"covariance='shared'\)"):
+        softmix.operator_claim("bad-shared", ok, components=2, dim=1, shared_covariance=True, covariance="isotropic")

@@ -88,3 +88,16 @@ def test_the_statement_line_is_the_docstring_s_first_line_or_names_the_function(
 
     assert operator_claim("t-nodoc", undocumented, components=1, dim=1, register=False).statement == \
         "T_{U,V}[mu](z) = undocumented(mu, U, V, z)"
+
+
+def test_a_statement_false_in_every_dimension_reports_its_counterexample_in_the_lowest():
+    """Declared in dimension 2 and decided there, the squared-prior gate fails in dimension 1 too: the
+    counterexample is searched lower down first and reported in dimension 1 (kills operator.py:352, the
+    stated map and the candidate swapped, which made every lower candidate fail to evaluate); the derivation
+    carries the source given, else the claim's id (kills operator.py:275, ``source or id`` -> ``and``)."""
+    c = operator_claim("t-wrong-prior-2d", wrong_prior, components=2, dim=2, register=False, source="eq. 3 of mine")
+    r = run_claim_object(c, overrides={"exact_dims": [2], "quadrature_dims": [], "instances": 1})
+    assert r["verdict"] == "refuted" and r["evidence"]["counterexample"]["dim"] == 1
+    assert [d.source for d in c.derivations()] == ["eq. 3 of mine"]
+    plain = operator_claim("t-wrong-prior-nosource", wrong_prior, components=2, dim=1, register=False)
+    assert [d.source for d in plain.derivations()] == ["t-wrong-prior-nosource"]

@@ -308,3 +308,13 @@ def test_float64_agreement_with_a_non_finite_scale_cannot_decide(scale):
 
     r = Float64Agreement().decide(0.0, scale)
     assert r["passed"] is None and r["verdict"] == "inconclusive" and "scale" in r["reason"]
+
+
+def test_a_slope_fit_with_one_residual_degree_of_freedom_reports_its_reduced_chi_square():
+    """Three lengths, two parameters: dof 1 and reduced chi-square = chi-square (kills fits.py:185, ``dof > 0``
+    -> ``dof > 1``); with two lengths there is none."""
+    from softmix.checks.fits import fit_loglog_slope
+
+    f = fit_loglog_slope([100, 200, 400], [1.0, 0.52, 0.25], [0.01, 0.01, 0.01])
+    assert f["dof"] == 1 and f["chi2"] > 0 and f["reduced_chi2"] == f["chi2"]
+    assert fit_loglog_slope([100, 400], [1.0, 0.25], [0.01, 0.01])["reduced_chi2"] is None
