@@ -38,6 +38,10 @@ def register_section(key: str, description: str = "") -> str:
     return key
 
 
+#: the evidence an Outcome shows in a notebook (``_repr_html_``), in characters of its JSON
+HTML_EVIDENCE_CHARS = 20000
+
+
 @dataclass
 class Outcome:
     verdict: str
@@ -57,7 +61,10 @@ class Outcome:
 
         color = {"verified": "#1a7f37", "confirmed": "#2f6f9f", "inconclusive": "#9a6700", "error": "#8250df",
                  "refuted": "#cf222e"}[self.verdict]
-        body = html.escape(json.dumps(_jsonable(self.evidence), indent=1)[:20000])
+        text = json.dumps(_jsonable(self.evidence), indent=1)
+        if len(text) > HTML_EVIDENCE_CHARS:  # a notebook cell stays readable; the JSON report has all of it
+            text = text[:HTML_EVIDENCE_CHARS] + f"\n... (truncated at {HTML_EVIDENCE_CHARS} of {len(text)} characters)"
+        body = html.escape(text)
         return (f'<div><b>verdict:</b> <span style="color:{color};font-weight:bold">{self.verdict}</span>'
                 f'<details><summary>evidence</summary><pre>{body}</pre></details></div>')
 

@@ -293,6 +293,9 @@ def test_jupyter_representations():
     assert tex.startswith("$") and tex.endswith("$") and "derived" in tex and "x^{2}" in tex
     html = softmix.Outcome("refuted", {"r": mpm.mpf(2), "x": float("nan")})._repr_html_()
     assert "refuted" in html and "<pre>" in html and '"nan"' in html.replace("&quot;", '"')
+    long = softmix.Outcome("confirmed", {"rows": ["x" * 100] * 400})._repr_html_()  # 42 416 characters of JSON
+    body = long.split("<pre>")[1].split("</pre>")[0].replace("&quot;", '"')
+    assert body.endswith("... (truncated at 20000 of 42416 characters)") and len(body) < 20060
 
 
 def test_bookkeeping_measure_counts_known_lines(tmp_path):
