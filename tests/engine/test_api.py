@@ -387,3 +387,21 @@ def test_an_optional_parameter_takes_null_and_checks_anything_else():
             validate_params(check, {"claimed": bad}, "cfg")
     assert coerce_dataclass(P, {"claimed": None}).claimed is None
     assert coerce_dataclass(P, {"claimed": ["1/3"]}).claimed == [Fraction(1, 3)]
+
+
+def test_ctx_full_is_the_full_profile():
+    """``ctx.full`` (what a claim reads to spend more in the full profile) is True there and only there (kills
+    registry.py:148, ``==`` -> ``!=``)."""
+    from softmix.checks.runner import run_claim_object
+
+    @dataclass
+    class P:
+        n: int = 1
+
+    @softmix.claim(id="t-ctx-full", title="t", source="test", controls={"wrong": "refuted"}, register=False)
+    def check(p: P, ctx):
+        return softmix.outcome(softmix.part("numeric", [{"passed": not ctx.control("wrong"), "full": ctx.full}]))
+
+    for profile, full in (("quick", False), ("full", True)):
+        r = run_claim_object(check, profile=profile)
+        assert r["verdict"] == "confirmed" and r["evidence"]["numeric"]["rows"][0]["full"] is full
