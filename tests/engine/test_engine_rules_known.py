@@ -318,3 +318,15 @@ def test_a_slope_fit_with_one_residual_degree_of_freedom_reports_its_reduced_chi
     f = fit_loglog_slope([100, 200, 400], [1.0, 0.52, 0.25], [0.01, 0.01, 0.01])
     assert f["dof"] == 1 and f["chi2"] > 0 and f["reduced_chi2"] == f["chi2"]
     assert fit_loglog_slope([100, 400], [1.0, 0.25], [0.01, 0.01])["reduced_chi2"] is None
+
+
+@pytest.mark.parametrize("residual,shown",
+                         [(float("nan"), "nan"), (float("inf"), "+inf"), ([0.0, float("-inf")], "+inf")])
+def test_float64_agreement_on_a_non_finite_residual_shows_it(residual, shown):
+    """The inconclusive row says what the residual was, written like any other residual (kills rules.py:505,
+    ``mpm.nstr(res, 5)`` -> ``mpm.nstr(5, res)``, a TypeError the row would have turned into an error)."""
+    from softmix.checks.rules import Float64Agreement
+
+    r = Float64Agreement().decide(residual)
+    assert r["passed"] is None and r["verdict"] == "inconclusive" and "non-finite" in r["reason"]
+    assert r["residual"] == shown

@@ -242,3 +242,26 @@ def test_a_claims_reported_seconds_are_its_own_run_time(plugin):
     t0 = time.perf_counter()
     r = run_claim(IDS[0], "quick", 7)
     assert 0 <= r["seconds"] <= time.perf_counter() - t0 + 1e-3  # (rounded to the millisecond)
+
+
+def test_versions_names_python_and_each_package_and_none_for_one_not_installed(monkeypatch):
+    """The run's record of versions: every key present, a missing package recorded as None under its own name
+    (kills runner.py:292, ``out[pkg]`` -> ``out[pkg - 1]``; no installed tree reaches that line)."""
+    import importlib.metadata as md
+    import platform
+
+    from softmix.checks.runner import versions
+
+    v = versions()
+    assert list(v) == ["python", "softmix", "sympy", "mpmath", "numpy", "scipy", "hypothesis"]
+    assert v["python"] == platform.python_version() and v["sympy"] == md.version("sympy")
+    real = md.version
+
+    def version(pkg):
+        if pkg == "hypothesis":
+            raise md.PackageNotFoundError(pkg)
+        return real(pkg)
+
+    monkeypatch.setattr(md, "version", version)
+    v = versions()
+    assert v["hypothesis"] is None and v["numpy"] == real("numpy") and len(v) == 7
