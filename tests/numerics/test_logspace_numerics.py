@@ -133,3 +133,37 @@ def test_gates_and_attention_at_large_scores_against_mp(scale):
         assert g[i] == pytest.approx(float(gm[i]), abs=1e-12)
     for i in range(2):  # the tilted means grow like |G a|: relative agreement
         assert T[i] == pytest.approx(float(Tm[i]), rel=1e-8, abs=1e-8)
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_risk_constants_in_log_space_stay_finite_where_the_value_does(seed):
+    """Scores just past overflow (U grown by steps of 1.1 until some rho_hk is inf in float64, so log rho
+    stays below about 1.21 x 709.8) with V and the target's matrix of size 1e-150: the variance, cross and
+    bias terms (rho x |V|^2, rho x |V|) fit float64 again, and the log-space rows must give the
+    high-precision values themselves, not only their signs (kills numerics/risk.py:232, the diagonal weight
+    1 -> 1/2, and :237, the bias residual read from the wrong queries, of the library run on acffd0d)."""
+    rng = np.random.default_rng(seed)
+    D, tiny = 2, Fraction(1, 10 ** 150)
+    mix = _mixture(rng, 2, D)
+    Us = [rng.normal(size=(D, D)) for _ in range(2)]
+    Vs = [[[_q(x) * tiny for x in r] for r in rng.normal(size=(2, D))] for _ in range(2)]
+    Ws = [[[_q(x) for x in r] for r in rng.normal(size=(2, 2))] for _ in range(2)]
+    tgt = RK.Target(tuple(tuple(_q(x) * tiny for x in r) for r in rng.normal(size=(2, D))),
+                    ((Fraction(1, 10), Fraction(0)), (Fraction(0), Fraction(1, 5))))
+    zs = [[_q(x) for x in rng.normal(size=D)] for _ in range(3)]
+    Z = np.array([[float(x) for x in z] for z in zs])
+    scale = Fraction(1)
+    while True:
+        heads = [RK.Head(tuple(tuple(_q(x) * scale for x in r) for r in U), tuple(map(tuple, V)),
+                         tuple(map(tuple, W))) for U, V, W in zip(Us, Vs, Ws)]
+        c = RK.risk_constants(mix, heads, tgt, Z)
+        if np.isinf(c["rho"]).any():  # the log-space rows are exercised
+            break
+        scale *= Fraction(11, 10)
+    for q, z in enumerate(zs):
+        cm = RK.risk_constants_mp(mix, heads, tgt, z, dps=40)
+        with mpm.workdps(40):
+            for k in ("variance", "cross", "bias_residual", "K"):
+                v = mpm.mpf(cm[k])
+                assert abs(v) < BIG, (k, v)  # the configuration keeps the value inside float64
+                _agree(c[k][q], v, k)
