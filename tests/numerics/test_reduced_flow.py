@@ -32,3 +32,13 @@ def test_flow_conserves_the_balance_and_reaches_w_star():
     bal = np.einsum("kij,kij->k", tr.U, tr.U) - np.einsum("ki,ki->k", tr.v, tr.v)
     assert np.max(np.abs(bal - bal[0])) < 1e-8 and abs(bal[0] + 0.81) < 1e-12
     assert np.linalg.norm(tr.w[-1] - L.w_star()) < 1e-3
+
+
+def test_at_w_zero_the_score_is_constant_and_the_hessian_is_a_quarter_of_the_second_moment():
+    """w = 0: Z = 0, sigma'(0) = 1/4, so grad = -m / 2 and hess = (Gamma + m m^T) / 4, the known answer of the
+    degenerate branch (s2 = 0), which the drawn w never reach (kills numerics/reduced_flow.py:68 of the library
+    run on acffd0d, the m m^T term dropped)."""
+    L, _, _ = _problem()
+    assert abs(L.value(np.zeros(3)) - np.log(2.0)) < 1e-15
+    assert np.allclose(L.grad(np.zeros(3)), -L.m / 2, atol=1e-15)
+    assert np.allclose(L.hess(np.zeros(3)), (L.Gamma + np.outer(L.m, L.m)) / 4, atol=1e-15)
