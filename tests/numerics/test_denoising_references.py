@@ -109,3 +109,11 @@ def test_random_tasks_and_queries_are_exact_and_admissible():
     q = rational_queries(rng, 3, 5)
     assert len(q) == 5 and all(isinstance(v,
                                           Fraction) and abs(v) <= 4 and (8 * v).denominator == 1 for r in q for v in r)
+
+
+def test_rational_queries_fill_the_closed_box_of_eighths_and_no_more():
+    """[-scale, scale]^d on the grid of eighths: both ends reached over many draws, nothing past them (kills
+    numerics/denoising_references.py:185 of the library run on acffd0d, the upper end + 1/8)."""
+    for scale in (1, 3):
+        vals = [v for q in rational_queries(np.random.default_rng(scale), 2, 1500, scale) for v in q]
+        assert min(vals) == -scale and max(vals) == scale and all((8 * v).denominator == 1 for v in vals)

@@ -202,3 +202,16 @@ def test_dimension_ten_and_above_keeps_symbol_names_unique():
     t = A.softmax_attention(mix, U, V, z[None])[0]
     tm = A.softmax_attention_mp(mix, *exact_floats([U, V, z]), dps=30)
     assert np.allclose(t, [float(x) for x in tm], atol=1e-12)
+
+
+def test_weights_may_slip_from_one_by_the_documented_1e_12_and_no_more():
+    """WEIGHT_SUM_TOL = 1e-12: a sum of 1 - 5e-13 is a rounding slip, renormalised exactly; 1 - 2e-12 is an
+    error (kills numerics/mixture.py:25 of the library run on acffd0d, 10**12 -> 11**12)."""
+    from softmix.numerics.mixture import WEIGHT_SUM_TOL
+
+    assert WEIGHT_SUM_TOL == Fraction(1, 10**12)
+    means, covs = [[0.0], [1.0]], [[[1.0]], [[1.0]]]
+    m = GaussianMixture.from_values([Fraction(1, 2), Fraction(1, 2) - Fraction(5, 10**13)], means, covs)
+    assert sum(m.weights) == 1
+    with pytest.raises(InputError, match="weights sum to"):
+        GaussianMixture.from_values([Fraction(1, 2), Fraction(1, 2) - Fraction(2, 10**12)], means, covs)
