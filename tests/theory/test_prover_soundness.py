@@ -136,3 +136,16 @@ def test_pinned_counterexample_sqrt_exp_of_a_complex_symbol():
     assert not simplify_zero(d)
     assert exp_atoms_to_symbols(sp.exp(z / 2)) == sp.exp(z / 2)  # a non-real exponent is not rewritten
     assert Derivation("pinned", "test", sp.sqrt(sp.exp(z)), sp.exp(z / 2)).decide()[0] != "proven"
+
+
+def test_the_refutation_floor_is_ten_to_five_minus_digits_relative_to_the_derived_side():
+    """digits 30: a residual of 5e-25 at scale 1 is above the floor 1e-25 (refuted), 5e-26 below it (not
+    refuted, and not proven since it is not an identity); the floor scales with |derived| (kills
+    theory/derivation.py:199 of the library run on acffd0d, base 10 -> 9, a floor 14 times looser)."""
+    one = sp.Integer(1)
+    v, info = Derivation("above", "test", one, one + sp.Rational(5, 10**25)).decide(digits=30)
+    assert v == "refuted" and info["tolerance"] == "1.0e-25"
+    v, info = Derivation("below", "test", one, one + sp.Rational(5, 10**26)).decide(digits=30)
+    assert v == "unproven" and info["tolerance"] == "1.0e-25"
+    v, info = Derivation("scaled", "test", 100 * one, 100 + sp.Rational(5, 10**25)).decide(digits=30)
+    assert v == "unproven" and info["tolerance"] == "1.0e-23"
