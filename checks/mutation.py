@@ -369,9 +369,11 @@ def tests_for(m, tmap: dict, root: Path | None = None) -> list[str]:
     by = tmap["lines"].get(m.path, {})
     bad = set(tmap.get("failed", ()))
     ids = set(by.get(str(m.stmt_line), ()))
-    if not ids and m.stmt_line == m.def_line and m.def_line:
+    if m.stmt_line == m.def_line and m.def_line:
+        # a default argument is evaluated at import, and coverage credits the def line to whichever test
+        # imported the module first; the tests that tell the mutant apart are those running the body
         nxt = _next_def_line(m, root)
-        ids = {t for ln, ts in by.items() if m.def_line < int(ln) < nxt for t in ts}
+        ids = {t for ln, ts in by.items() if m.def_line < int(ln) < nxt for t in ts} or ids
     at_import = m.stmt_line in tmap.get("import_lines", {}).get(m.path, ()) and m.stmt_line != m.def_line
     if (not ids and not m.function) or at_import:
         ids |= {t for ts in by.values() for t in ts}

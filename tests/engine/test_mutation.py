@@ -364,3 +364,19 @@ def test_the_selected_tests_run_named_first_then_the_rest_in_one_budget(monkeypa
     calls.clear()  # only one group: one run over the whole selection
     monkeypatch.setattr(M, "_run_tests", fake([("survived", [])]))
     assert M._run_selected(m, None, sel[1:], 100.0) == ("survived", []) and calls == [(sel[1:], 100.0)]
+
+
+def test_tests_for_a_default_argument_are_those_running_the_body_even_if_one_imported_the_module():
+    """Coverage credits a def line (its defaults, evaluated at import) to whichever test imported the module
+    first; that test says nothing of the default.  The selection is the tests that run the body (before, the
+    importing test alone was selected and the body's tests never ran: survivors configs.py:64 and :76 of the
+    engine run on b2ba873, whose named tests would have killed them)."""
+    import softmix.checks.mutation as M
+
+    ms = [m for m in generate_mutants(ROOT) if m.stmt_line == m.def_line and m.def_line and m.function]
+    m = ms[0]
+    tmap = {"lines": {m.path: {str(m.def_line): ["tests/t.py::test_imports_first"],
+                               str(m.def_line + 2): ["tests/t.py::test_runs_body"]}}, "failed": []}
+    assert M.tests_for(m, tmap, ROOT) == ["tests/t.py::test_runs_body"]
+    only_def = {"lines": {m.path: {str(m.def_line): ["tests/t.py::test_imports_first"]}}, "failed": []}
+    assert M.tests_for(m, only_def, ROOT) == ["tests/t.py::test_imports_first"]  # no body test: what there is
