@@ -368,10 +368,11 @@ def test_rate_decision_refuted_names_the_slope_interval_and_the_allowed_range():
 
     Ls = [100, 200, 400, 800, 1600]
     vals = [1e4 / L**2 for L in Ls]
-    d = rate_decision(Ls, vals, [0.002 * v for v in vals], lam=0.9, log_power=0.5, family=_fam(), n_samples=2000,
+    d = rate_decision(Ls, vals, [0.05 * v for v in vals], lam=0.9, log_power=0.5, family=_fam(), n_samples=2000,
                       quantity="q")
     lo, hi = d["slope_interval"]
     assert d["verdict"] == "refuted" and hi < -1.5
+    assert f"{lo:.3g}" != f"{hi:.3g}"  # ends that differ as printed (mc_verdict.py:240 of the run on b2ba873)
     # the allowed slopes run from -1 (a 1/L part can dominate) to the band's upper end, shown to 4 places in the rule
     assert d["band"][0] > -1 and d["allowed_slopes"] == [-1.0, d["band"][1]]
     assert f"meets the slopes {[round(x, 4) for x in d['allowed_slopes']]}" in d["test"]["rule"]
@@ -404,3 +405,7 @@ def test_rate_decision_with_compare_tests_a_1_over_L_decay_and_records_its_slope
         assert d["test"]["predicted_finite"] is True and "allowed_slopes" not in d
         assert d["verdict"] == verdict, d
         assert d["statement"] == "a finite limit --compare 2.5, i.e. q ~ 1/L"
+        if verdict == "refuted":  # the reason gives both ends of the interval (mc_verdict.py:240 of the run on b2ba873)
+            lo, hi = d["slope_interval"]
+            assert lo < hi and d["reason"] == (f"the slope interval [{lo:.3g}, {hi:.3g}] excludes -1: the decay is "
+                                               "slower than 1/L, so no finite constant")
