@@ -208,3 +208,21 @@ def test_no_refuted_row_means_no_refutation_remains():
     assert classify_refutations([], [], (), None, seed=1) is False
     assert classify_refutations(rows, [(_D(x, x), m)] * 2, (), None, seed=1) is False
     assert rows == [{"status": "proven"}, {"status": "refuted", "counterexample": None}]
+
+
+def test_a_refutation_only_outside_the_model_is_unproven_and_counts_the_points_checked_inside():
+    """pi_1 + pi_2 - 1 is non-zero at the algebraic point (1, 1) and zero wherever the weights sum to one: the
+    refutation is classified as outside the model, 'unproven', with the number of model points at which
+    the two sides agreed (kills operator_model.py:133 of the engine run on b2ba873, the count left at 0,
+    which kept the outside refutation)."""
+    import re
+
+    from softmix.checks.operator_model import classify_refutations
+
+    w, v = sp.symbols("w v")
+    m = mix([w, v], [I2, G2])
+    row = {"status": "refuted", "counterexample": {"w": "1", "v": "1"}}
+    assert classify_refutations([row], [(_D(w, w + v - 1), m)], (), None, seed=1) is False
+    assert row["status"] == "unproven" and row["inside_model"] is False
+    n = int(re.search(r"at (\d+) random points inside it", row["note"]).group(1))
+    assert n > 0

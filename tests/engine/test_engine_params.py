@@ -151,3 +151,18 @@ def test_weights_given_in_pieces_are_checked_as_a_mixture_before_anything_runs()
     PR.validate_params(claim, {"weights": ["0.25", "0.75"]}, "config 'pieces'")
     with pytest.raises(InputError, match=r"config 'pieces' \(weights, means form a mixture\)"):
         PR.validate_params(claim, {"weights": ["0.5", "0.4"]}, "config 'pieces'")
+
+
+def test_mixture_pieces_without_covariances_read_the_dimension_of_the_first_mean():
+    """One component given as weights and means only (no covariances): a valid mixture in R^2, checked without
+    reading a second mean; a second mean of another dimension is named (kills params.py:408 of the engine run
+    on b2ba873, ``means[0]`` -> ``means[1]``: an IndexError on one component)."""
+    import pytest
+
+    from softmix.checks.params import check_mixture_pieces
+    from softmix.numerics.errors import InputError
+
+    check_mixture_pieces({"weights": [1], "means": [[0, 2]]}, "x")
+    check_mixture_pieces({"weights": ["1/3", "2/3"], "means": [[0, 2], [1, -1]]}, "x")
+    with pytest.raises(InputError, match="form a mixture"):
+        check_mixture_pieces({"weights": ["1/3", "2/3"], "means": [[0, 2], [1]]}, "x")
