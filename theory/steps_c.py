@@ -199,7 +199,9 @@ def c7_steps(d: int = 2) -> list:
     exp_lines = [_expect(q, list(x), list(e), mu, M, E1, E2) for q in lines]
     l3 = _expect(sq((I - A) * x), list(x), list(e), mu, M, E1, E2) + _expect(sq(A * e), list(x), list(e), mu, M, E1, E2)
     fro = sum(a**2 for a in A)
-    l4 = _expect(sq((I - A) * x), list(x), list(e), mu, M, E1, E2) + xi**2 * fro
+    # the last line written from M = E[X X^T] alone (E|(I - A)X|^2 = tr((I - A) M (I - A)^T)), not by _expect:
+    # a fault of _expect shared by every line would otherwise leave the chain closed
+    l4 = ((I - A) * M * (I - A).T).trace() + xi**2 * fro
     G = matrix_symbols("Gam", d, symmetric=True)
     S = G + xi**2 * I
     h, z = vector_symbols("h", d), vector_symbols("z", d)
