@@ -120,3 +120,18 @@ def test_slope_2_lambda_counterexample_is_genuine():
     assert cert["status"] is False
     u = Fraction(cert["compact_piece"]["counterexample"])
     assert 0 < u and np.tanh(2 * float(u)) > float(u) + 1e-3
+
+
+def test_linear_gap_bounds_enclose_the_reference_at_unequal_weights_and_unrelated_means():
+    # FIG2's equal weights cancel the log-weights in the posterior's logit (a term dropped from it went unseen,
+    # library run on acffd0d, denoising_certificates.py:189); here pi = (1/10, 9/10), means neither orthogonal
+    # nor of equal norm, gamma != xi, and a grid fine enough that the bounds without that term miss the value
+    # (upper bound 0.199 < 0.2012 at 128 x 128)
+    gen = ([[2, 1], [-1, 3]], ["1/10", "9/10"], "3/2", 1)
+    cert = linear_gap_certificate(*gen, grid=160, prec=64)
+    t = ND.DenoisingTask.from_params({"m1": [2, 1], "m2": [-1, 3], "gamma": "3/2", "xi": 1, "pi1": "1/10"})
+    q = ND.linear_excess_risk_mp(t, 30, method="quad")[0]
+    with mpm.workdps(30):
+        assert abs(linear_gap_1d(*gen) - q) < mpm.mpf(10) ** -20
+    assert cert["_partition_ok"] and B.gt(cert["_lower"], 0) is True
+    assert float(cert["_lower"].upper()) < float(q) < float(cert["_upper"].lower())
