@@ -135,3 +135,13 @@ def test_linear_gap_bounds_enclose_the_reference_at_unequal_weights_and_unrelate
         assert abs(linear_gap_1d(*gen) - q) < mpm.mpf(10) ** -20
     assert cert["_partition_ok"] and B.gt(cert["_lower"], 0) is True
     assert float(cert["_lower"].upper()) < float(q) < float(cert["_upper"].lower())
+
+
+def test_the_2_lambda_control_is_exactly_that_gain():
+    # the control's gain drifting to another wrong one (4 lambda) still refutes at lambda = 1 (survivor
+    # denoising_certificates.py:320 of the library run on acffd0d); pinned where 2 lambda is known: it equals
+    # lambda^2 at lambda = 2, and at lambda = 1/2 it is 1, where tanh(u) < u is certified
+    two, square = contraction_certificate(2, gain="2*lambda"), contraction_certificate(2)
+    assert two["_lam2"] == square["_lam2"] == 4 and two["status"] is square["status"] is False
+    half = contraction_certificate(Fraction(1, 2), gain="2*lambda")
+    assert half["_lam2"] == 1 and half["status"] is True
