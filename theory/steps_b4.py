@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .derivation import Derivation
-from .lda import bayes_coefficients, g_expr, problem_symbols
+from .lda import bayes_coefficients, effective_map, f_theta_expr, g_expr, problem_symbols, theta_symbols
 from .mixtures import gradient, hessian, vector_symbols
 from .steps_common import generic_jet, logistic_loss, sigma
 
@@ -144,7 +144,7 @@ def b4_bayes_point_steps(d: int = 1) -> list:
 
 
 def b4_saddle_steps(d: int = 2) -> list:
-    """B.4#64, #68, #69 (proof of Lemma B.16) at a critical point theta_sp with v21 = 0."""
+    """B.4#64, #65, #68, #69 (proof of Lemma B.16) at a critical point theta_sp with v21 = 0."""
     x, eta, ws, bs = _bayes(d)
     w, b, r, s, s0 = _eff(d)
     zeta = sp.Matrix(list(w) + [b, r] + list(s))
@@ -155,12 +155,20 @@ def b4_saddle_steps(d: int = 2) -> list:
     v22 = sp.Symbol("v22", real=True)
     at = dict(zip(list(w) + [b, r], [0] * d + [-v22, 2 * v22]))
     f_sp = g.xreplace(at)
+    # B.4#65 itself, from eq. (7) at theta_sp = (U11, u12, 0, v22): the point B.4#68-69 are read at
+    m1, m_1, G, pi_p = problem_symbols(d)
+    U11, u12, _v21, _ = theta_symbols(d)
+    theta_sp = (U11, u12, sp.zeros(d, 1), v22)
+    s_sp, s0_sp = effective_map(theta_sp, m1, m_1, G, pi_p)[3:]
     e = sp.Symbol("eta_x", positive=True)  # a generic posterior value for the purely algebraic steps
     dr_, db_ = sp.symbols("dR_r dR_b", real=True)
     sol = sp.solve([2 * dr_ - db_, dr_], [dr_, db_], dict=True)[0]
     src = f"{SRC}, App. B.4 (proof of Lemma B.16)"
     return [
         Derivation("B.4#64 2 d_r R~ - d_b R~ = 0 and d_r R~ = 0 give d_b R~ = 0", src, sol[db_], 0),
+        Derivation("B.4#65 f_theta_sp = -v22 + 2 v22 sigma(s0 + s^T x) on {v21 = 0}", src,
+                   f_theta_expr(theta_sp, m1, m_1, G, pi_p, x),
+                   f_sp.xreplace({**dict(zip(s, s_sp)), s0: s0_sp}), assumptions=("v21 = 0 at theta_sp",)),
         Derivation("B.4#68 E[(sigma(f) - eta) f*] = w*^T grad_w R~ + b* d_b R~ (integrands)", src,
                    ((ws.T * grad_cond[:d, 0])[0, 0] + bs * grad_cond[d, 0]).xreplace(at),
                    (sigma(f_sp) - eta) * fstar, assumptions=("integrand level (Lemma B.9)",

@@ -9,7 +9,7 @@ from softmix.theory.steps_common import perturbed
 
 
 @pytest.mark.parametrize("build", [T.b4_lemma_b6_steps, lambda: T.b4_chain_rule_steps(1),
-                                   lambda: T.b4_saddle_steps(1)])
+                                   lambda: T.b4_saddle_steps(2)])
 def test_each_display_is_proven_and_its_perturbation_refuted(build):
     for der in build():
         assert der.decide(seed=1)[0] == "proven", der.name
