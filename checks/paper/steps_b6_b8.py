@@ -13,12 +13,12 @@ from .steps_common import step_claim
 __all__: list = []
 
 step_claim("steps-prop-b.29", "Proof of Prop. B.29: the second-order chain rule for R = R~ o Phi at a critical point",
-           "App. B.6, Prop. B.29", T.b6_steps, d=1,
+           "App. B.6, Prop. B.29", T.b6_steps, d=2,
            numeric=b6_rows, checks=B6_CHECKS)
 step_claim("steps-thm-3.5", "Proof of Thm 3.5: the flow in Morse-Bott coordinates and the tangential estimate",
            "App. B.7, Thm 3.5", T7.b7_steps, d=2,
            numeric=b7_rows, checks=B7_CHECKS)
 step_claim("steps-prop-b.31", "Proof of Prop. B.31: the branch E2, its tangent line and the Hessian's quadratic form",
-           "App. B.8, Prop. B.31", T.b8_steps, d=1, findings=[
+           "App. B.8, Prop. B.31", T.b8_steps, d=2, findings=[
                {"kind": "typo", "where": "proof of Prop. B.31, display B.8 #8",
                 "detail": "E printed for the expectation"}])
