@@ -28,13 +28,13 @@ __all__ = ["rational", "weights", "means", "spd", "matrix", "vector", "mixture",
 # ---- draws ----------------------------------------------------------------------------------------
 def rational(rng, low: float, high: float, digits: int = 2, avoid=()) -> str:
     """A decimal string in [low, high] with ``digits`` decimals, away (>= 10^-digits) from
-    every value in ``avoid``."""
+    every value in ``avoid`` (RuntimeError when 1000 draws found none: never an avoided value)."""
     q = 10**digits
     for _ in range(1000):
         v = Fraction(int(rng.integers(int(np.ceil(low * q)), int(np.floor(high * q)) + 1)), q)
         if all(abs(v - Fraction(a).limit_denominator(10**9)) >= Fraction(1, q) for a in avoid):
-            break
-    return _dec(v, digits)
+            return _dec(v, digits)
+    raise RuntimeError(f"could not draw a value in [{low}, {high}] away from {list(avoid)}")
 
 
 def _dec(v: Fraction, digits: int = 2) -> str:

@@ -157,7 +157,7 @@ def _shrink(stated, inst: Instance, rule, budget, head: Head, spec: dict):
                 break
             old = M[j]
             new = sp.Integer(0) if target == 0 else sp.sign(old)
-            if old == new or (target == 1 and old == 0):
+            if old == new:  # an entry already at its target (sign(0) = 0: a zero stays zero)
                 continue
             M[j] = new
             used += 1
