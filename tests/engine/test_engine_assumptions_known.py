@@ -636,3 +636,31 @@ def test_a_one_component_instance_is_read_in_its_own_dimension():
     v = MixtureView.of_mixture(g)
     assert v.means == [[1, 2]] and v.covs == [[[2, Fraction(1, 2)], [Fraction(1, 2), 1]]]
     assert Diagonal().holds_for(g) is False and EqualNorms().holds_for(g) is True
+
+
+# ---- survivors of the recorded engine run on 4532f9a ----------------------------------------------------
+def test_a_number_field_feeds_the_weights_whatever_the_order_of_the_kinds():
+    """Documented (view_of): numbers -> weights, also when the assumption lists the means first; one number
+    is a proportion (weights p, 1 - p)."""
+    view = view_of({"p": "1/3", "m": [[1, 2], [3, -1]]}, ("p", "m"), ("means", "weights"))
+    assert view.weights == [Fraction(1, 3), Fraction(2, 3)] and view.weight_slots == [("p", "proportion"), None]
+    assert view.means == [[1, 2], [3, -1]] and view.mean_slots == [("m", 0), ("m", 1)]
+
+
+def test_shared_isotropic_break_with_one_covariance_breaks_isotropy_instead():
+    """One covariance is trivially shared: scaling it cannot break "shared", so the break is the isotropic
+    one (one diagonal entry times 3/2), and the result is no longer shared-isotropic."""
+    covs = [[[2, 0], [0, 2]]]
+    (over,) = SharedIsotropic("covs").violate({"covs": covs}, None)
+    assert [[exact(x) for x in r] for r in over["covs"][0]] == [[3, 0], [0, 2]]
+    assert SharedIsotropic("covs").holds(over) is False
+
+
+def test_below_keeps_the_first_factor_two_when_it_already_breaks():
+    """The factors are 2, 4, 8, 16: s t = 3/4 at the base, 3 at factor 2, so with threshold 2 all four
+    break it, the first being twice the base."""
+    from softmix.checks.assumptions import Below
+
+    b = Below("big", lambda v: number(v["s"]) * number(v["t"]), 2, fields=("s", "t"))
+    got = b.violate({"s": "3/2", "t": 0.5}, None)
+    assert got[0] == {"s": "3", "t": 1.0} and len(got) == 4

@@ -366,3 +366,24 @@ def test_default_draws_reach_their_documented_ranges():
     for D in (2, 3):
         lows = [np.linalg.eigvalsh(np.array(frm(C.spd(rng(s, D, 0), D)), dtype=float)).min() for s in range(60)]
         assert min(lows) >= 0.03 - 1e-12 and any(x < 0.06 for x in lows)
+
+
+# ---- survivors of the recorded engine run on 4532f9a ----------------------------------------------------
+def test_rational_keeps_the_grid_points_exactly_one_step_from_what_it_avoids():
+    """Documented: away ``>= 10^-digits`` from each avoided value, so the grid neighbours of an avoided
+    point are allowed: in [0.49, 0.51] avoiding 0.5, both neighbours are drawn and 0.5 never; a range whose
+    every grid point is avoided raises instead of returning an avoided value."""
+    rng = np.random.default_rng(11)
+    got = {C.rational(rng, 0.49, 0.51, avoid=(0.5,)) for _ in range(200)}
+    assert got == {"0.49", "0.51"}
+    with pytest.raises(RuntimeError, match="could not draw"):
+        C.rational(rng, 0.5, 0.5, avoid=(0.5,))
+
+
+@pytest.mark.parametrize("K,D", [(2, 2), (3, 3)])
+def test_drawn_means_are_short_decimals_of_two_digits_by_default(K, D):
+    """The module's promise ("numbers are short decimals"): means drawn with the default ``digits`` have at
+    most two decimals, like weights and vectors."""
+    for s in SEEDS:
+        for m in C.means(rng(s, K, D), K, D):
+            assert all(len(x.split(".")[1]) <= 2 if "." in x else True for x in m), m

@@ -202,3 +202,17 @@ def test_equal_norm_means_are_off_the_coordinate_planes_their_parameters_avoid(K
             assert all(x != 0 for x in list(m)[:D - 1])
             signs |= {x > 0 for x in list(m)[:D - 1]}
     assert signs == {True, False}
+
+
+def test_a_draw_that_cannot_meet_its_requirement_stops_after_the_documented_50_tries():
+    """Head.draw repeats the draw at most 50 times, then names what it could not draw."""
+    from softmix.checks.assumptions import Assumption
+
+    never = Assumption("never", "no instance breaks it", holds_for=lambda mix: True)
+    head, calls = Head(2, 2, dict(BASE_FAMILY)), []
+    once = head._draw_once
+    head._draw_once = lambda *a: calls.append(1) or once(*a)
+    spec = {**BASE_FAMILY, "transforms": []}
+    with pytest.raises(ValueError, match="could not draw an instance in dimension 2 that breaks never"):
+        head.draw(np.random.default_rng(3), 2, spec, degenerate=False, avoid=never)
+    assert len(calls) == 50

@@ -225,4 +225,20 @@ def test_a_refutation_only_outside_the_model_is_unproven_and_counts_the_points_c
     assert classify_refutations([row], [(_D(w, w + v - 1), m)], (), None, seed=1) is False
     assert row["status"] == "unproven" and row["inside_model"] is False
     n = int(re.search(r"at (\d+) random points inside it", row["note"]).group(1))
-    assert n > 0
+    assert n == 6  # the default ``tries``: every model point evaluates here
+    assert "sum to" in row["outside_model_reason"]
+
+
+def test_a_refutation_first_found_outside_the_model_is_moved_inside_and_says_why():
+    """w - 1/3 is non-zero at (w, v) = (3/2, -1/2) (outside the model) and at almost every model point:
+    the counterexample is replaced by a model point, and the note names what the first one broke."""
+    from softmix.checks.operator_model import classify_refutations
+
+    w, v = sp.symbols("w v")
+    m = mix([w, v], [I2, G2])
+    row = {"status": "refuted", "counterexample": {"w": "3/2", "v": "-1/2"}}
+    assert classify_refutations([row], [(_D(w, w - sp.Rational(1, 3)), m)], (), None, seed=1) is True
+    assert row["inside_model"] is True and row["status"] == "refuted"
+    wx = sp.Rational(row["counterexample"]["w"])
+    assert 0 < wx < 1 and wx != sp.Rational(1, 3)
+    assert row["note"].startswith("the first refuting point was outside the model (") and "weight" in row["note"]

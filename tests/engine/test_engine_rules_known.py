@@ -330,3 +330,9 @@ def test_float64_agreement_on_a_non_finite_residual_shows_it(residual, shown):
     r = Float64Agreement().decide(residual)
     assert r["passed"] is None and r["verdict"] == "inconclusive" and "non-finite" in r["reason"]
     assert r["residual"] == shown
+
+
+def test_fmt_shows_six_significant_digits_of_floats_and_mpfs():
+    """The numbers in reasons and rule texts: six significant digits by default, for floats and mpfs alike."""
+    assert rules.fmt(2 / 3) == "0.666667" and rules.fmt(mpm.mpf(1) / 3) == "0.333333"
+    assert rules.fmt(123456789.0) == "1.23457e+08" and rules.fmt(2 / 3, 3) == "0.667"

@@ -50,7 +50,12 @@ def test_example_operator_statements_are_verified_with_every_control_refuted(tmp
         assert all(n["refuted"] for n in c["negative_controls"]), c["negative_controls"]
         dims = {row["dim"] for row in c["evidence"]["numeric"]["rows"]}
         assert max(dims) > 2  # also in a larger dimension
-        assert any("quadrature" in row["method"] for row in c["evidence"]["numeric"]["rows"])
+        # the quadrature rows come first (quick profile: quadrature in D <= 2, then the exact checks), each
+        # labelled with its own method
+        rows = c["evidence"]["numeric"]["rows"]
+        quad = ["Gauss-Hermite quadrature" in row["method"] for row in rows]
+        assert quad[0] and not quad[-1] and quad == sorted(quad, reverse=True)
+        assert all(q != ("exact grad Lambda" in row["method"]) for q, row in zip(quad, rows))
 
 
 def test_subtly_false_statements_are_refuted_with_a_counterexample(tmp_path):
