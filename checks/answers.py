@@ -400,9 +400,10 @@ def _wrap(text: str, width: int, indent: str, max_lines: int = 2) -> list:
 
 
 def render_answer(a: Answer, width: int = 100) -> list:
-    """The lines of one claim's answer: ``id  verdict  title``, then indented findings, reasons,
-    counterexamples, the exception and surviving controls, each wrapped to ``width``."""
-    lines = _wrap(f"{a.id}  [{a.verdict}]  {a.title}", width, "", 2)
+    """The lines of one claim's answer: ``id [verdict] title``, then indented findings, reasons,
+    counterexamples, the exception and surviving controls, each wrapped to ``width`` (runs of
+    whitespace collapsed)."""
+    lines = _wrap(f"{a.id} [{a.verdict}] {a.title}", width, "", 2)
     for f in a.findings:
         where = f" at {f['place']}" if f["place"] else ""
         confs = [c for c in f["configurations"] if c != "given"]
