@@ -90,6 +90,22 @@ def test_family_spec_merges_and_drops():
     assert family_spec([gen], base={**family_spec([]), "weights": "equal"})["weights"] == "equal"
 
 
+def test_family_spec_meets_a_family_with_itself_and_with_the_general_one():
+    """Two assumptions asking for the same covariance (or means) family meet in it; a family asking for
+    "general" covariances or "generic" means leaves what another asked; Singular asks for a degenerate
+    component and its dropped control for none."""
+    shared = Assumption("shared-too", "also shared", holds=lambda v: True, family={"covariance": "shared"})
+    assert family_spec([resolve("shared-covariance"), shared])["covariance"] == "shared"
+    gen = Assumption("any-cov", "any covariance", holds=lambda v: True,
+                     family={"covariance": "general", "means": "generic"})
+    assert family_spec([resolve("isotropic"), gen])["covariance"] == "isotropic"
+    assert family_spec([resolve("equal-norms"), gen])["means"] == "equal-norms"
+    anti = Assumption("anti-too", "also antipodal", holds=lambda v: True, family={"means": "antipodal"})
+    assert family_spec([resolve("antipodal"), anti])["means"] == "antipodal"
+    sing = resolve("singular")
+    assert family_spec([sing])["degenerate"] is True and family_spec([sing], drop=sing)["degenerate"] is False
+
+
 def test_scope_findings_and_failures():
     ok = {"id": "without:a", "kind": "assumption-dropped", "assumption": "a", "verdict": "verified", "refuted": False}
     assert not control_failed(ok) and scope_findings(None, [ok])[0]["needed"] is False
