@@ -387,3 +387,22 @@ def test_drawn_means_are_short_decimals_of_two_digits_by_default(K, D):
     for s in SEEDS:
         for m in C.means(rng(s, K, D), K, D):
             assert all(len(x.split(".")[1]) <= 2 if "." in x else True for x in m), m
+
+
+# ---- a diagnostic sample of engine mutants (seed 5151) -----------------------------------------------
+@pytest.mark.parametrize("K,D", [(2, 4), (3, 5)])
+def test_equal_norm_means_above_dimension_three_are_padded_to_the_dimension(K, D):
+    """Above D = 3 the signed permutations of (1, 2, 2) are padded with zeros: D coordinates, equal norms."""
+    for s in range(20):
+        ms = C.means(rng(s, K, D), K, D, equal_norms=True)
+        assert all(len(m) == D for m in ms) and len({sum(fr(x) ** 2 for x in m) for m in ms}) == 1
+
+
+def test_matrix_asymmetry_is_at_least_the_default_bound_and_reaches_it():
+    """The default min_asymmetry is 0.1: every square draw has ||A - A^T||_max >= 0.1, and the bound is
+    not stricter than documented (draws between 0.1 and 0.2 occur)."""
+    asym = []
+    for s in SEEDS:
+        A = [[fr(x) for x in r] for r in C.matrix(rng(s, 2), 2)]
+        asym.append(max(abs(A[i][j] - A[j][i]) for i in range(2) for j in range(2)))
+    assert min(asym) >= F(1, 10) and any(a < F(2, 10) for a in asym)
