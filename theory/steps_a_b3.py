@@ -36,9 +36,16 @@ def a1_steps(d: int = 2, K: int = 2) -> list:
     U, V = matrix_symbols("U", d), matrix_symbols("V", d)
     z = vector_symbols("z", d)
     u = U * z
-    # definition (1): weights exp(z'^T U z) on z' = m_k + L_k xi, integrated componentwise
-    den_1 = sum(p * gi.mgf_affine(U * z, m, L) for p, m, L in zip(pis, ms, Ls))
-    num_1 = sum((p * gi.first_affine(U * z, m, L) for p, m, L in zip(pis, ms, Ls)), sp.zeros(d, 1))
+    # definition (1): the weight exp(z'^T U z) at z' = m_k + L_k xi, its exponent expanded as written (affine in
+    # xi) and read off by differentiation; E exp(c + a^T xi) and E xi_i exp(c + a^T xi) from the 1-D integrals
+    xi = vector_symbols("xi", d)
+    den_1, num_1 = sp.Integer(0), sp.zeros(d, 1)
+    for p, m, L in zip(pis, ms, Ls):
+        zp = m + L * xi
+        e = sp.expand((zp.T * U * z)[0, 0])
+        c, a = e.xreplace({x: 0 for x in xi}), [sp.diff(e, x) for x in xi]
+        den_1 += p * sp.exp(c) * gi.mgf(a)
+        num_1 += p * sp.exp(c) * (m * gi.mgf(a) + L * sp.Matrix([gi.first(a, i) for i in range(d)]))
     # the same expectations written with u = Uz, <u, X> (the display)
     num_u = sum((p * gi.first_affine(u, m, L) for p, m, L in zip(pis, ms, Ls)), sp.zeros(d, 1))
     den_u = sum(p * gi.mgf_affine(u, m, L) for p, m, L in zip(pis, ms, Ls))
@@ -47,7 +54,8 @@ def a1_steps(d: int = 2, K: int = 2) -> list:
     src = f"{SRC}, App. A.1 (proof of Prop. 2.1)"
     return [
         Derivation("A.1#1 definition (1) as a ratio of expectations", src, V * num_1 / den_1, V * num_u / den_u,
-                   assumptions=("mu = sum_k pi_k N(m_k, L_k L_k^T)", "exponent z'^T U z = <Uz, z'>")),
+                   assumptions=("mu = sum_k pi_k N(m_k, L_k L_k^T)",),
+                   notes="derived from z'^T U z as written; stated with u = Uz and <u, X> (the display)"),
         Derivation("A.1#2 mixture MGF", src, den_u, sum(p * sp.exp(l) for p, l in zip(pis, lam)),
                    assumptions=("Gaussian MGF by integration of the standard normal density",)),
         Derivation("A.1#3 mixture first moment E[X e^<u,X>]", src, num_u,

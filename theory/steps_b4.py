@@ -13,8 +13,8 @@ from __future__ import annotations
 import sympy as sp
 
 from .derivation import Derivation
-from .lda import bayes_coefficients, effective_map, f_theta_expr, g_expr, problem_symbols, theta_symbols
-from .mixtures import gradient, hessian, vector_symbols
+from .lda import attention_output_derived, bayes_coefficients, g_expr, problem_symbols, theta_symbols
+from .mixtures import gradient, hessian, matrix_symbols, vector_symbols
 from .steps_common import generic_jet, logistic_loss, sigma
 
 __all__ = ["b4_lemma_b6_steps", "b4_chain_rule_steps", "b4_bayes_point_steps", "b4_saddle_steps"]
@@ -155,11 +155,15 @@ def b4_saddle_steps(d: int = 2) -> list:
     v22 = sp.Symbol("v22", real=True)
     at = dict(zip(list(w) + [b, r], [0] * d + [-v22, 2 * v22]))
     f_sp = g.xreplace(at)
-    # B.4#65 itself, from eq. (7) at theta_sp = (U11, u12, 0, v22): the point B.4#68-69 are read at
+    # B.4#65 itself, the point B.4#68-69 are read at: derived from definition (1) on the LDA token law (the
+    # last output coordinate at the query (x, 0), every other block of U, V generic) at v21 = 0; stated as printed,
+    # with s and s0 of eq. (7) typed out
     m1, m_1, G, pi_p = problem_symbols(d)
     U11, u12, _v21, _ = theta_symbols(d)
-    theta_sp = (U11, u12, sp.zeros(d, 1), v22)
-    s_sp, s0_sp = effective_map(theta_sp, m1, m_1, G, pi_p)[3:]
+    theta_full = (U11, u12, vector_symbols("u21", d), sp.Symbol("u22", real=True), matrix_symbols("V11", d),
+                  vector_symbols("v12", d), sp.zeros(d, 1), v22)
+    f_theta_sp = attention_output_derived(theta_full, m1, m_1, G, pi_p, x, 0)[d]
+    s_sp, s0_sp = 2 * u12 + U11 * (m1 - m_1), sp.log(pi_p / (1 - pi_p))
     e = sp.Symbol("eta_x", positive=True)  # a generic posterior value for the purely algebraic steps
     dr_, db_ = sp.symbols("dR_r dR_b", real=True)
     sol = sp.solve([2 * dr_ - db_, dr_], [dr_, db_], dict=True)[0]
@@ -167,8 +171,8 @@ def b4_saddle_steps(d: int = 2) -> list:
     return [
         Derivation("B.4#64 2 d_r R~ - d_b R~ = 0 and d_r R~ = 0 give d_b R~ = 0", src, sol[db_], 0),
         Derivation("B.4#65 f_theta_sp = -v22 + 2 v22 sigma(s0 + s^T x) on {v21 = 0}", src,
-                   f_theta_expr(theta_sp, m1, m_1, G, pi_p, x),
-                   f_sp.xreplace({**dict(zip(s, s_sp)), s0: s0_sp}), assumptions=("v21 = 0 at theta_sp",)),
+                   f_theta_sp, -v22 + 2 * v22 * sigma(s0_sp + (s_sp.T * x)[0, 0]),
+                   assumptions=("v21 = 0 at theta_sp", "query (x, 0), last output coordinate")),
         Derivation("B.4#68 E[(sigma(f) - eta) f*] = w*^T grad_w R~ + b* d_b R~ (integrands)", src,
                    ((ws.T * grad_cond[:d, 0])[0, 0] + bs * grad_cond[d, 0]).xreplace(at),
                    (sigma(f_sp) - eta) * fstar, assumptions=("integrand level (Lemma B.9)",
