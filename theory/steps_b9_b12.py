@@ -62,7 +62,7 @@ def b9_steps(d: int = 2) -> list:
     z = sp.Symbol("z", real=True)
     gplus = sp.integrate(z * phi(z - tt), (z, 0, sp.oo)).rewrite(sp.erf)  # E[G_+], G ~ N(t, 1)
     F = sum(e**2 for e in U11) - (v21.T * v21)[0, 0]
-    Ud, vd = -sU, -sv  # the reduced flow (B.9#33)
+    Ud, vd = -gU, -gv  # the reduced flow, derived (B.9#33 states it as -sU, -sv)
     Fdot = 2 * sum(a * b for a, b in zip(U11, Ud)) - 2 * (v21.T * vd)[0, 0]
     Gw = (sigma((w.T * x)[0, 0]) - eta) * x
     src = f"{SRC}, App. B.9"
