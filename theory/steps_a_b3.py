@@ -89,14 +89,17 @@ def b1_steps(d: int = 2) -> list:
     pi_p = sp.Symbol("pi_p", positive=True)
     bil = (z.T * U.T * zp)[0, 0]
     stated4 = (x.T * U11 * xp)[0, 0] + (x.T * u12)[0, 0] * yp + y * (u21.T * xp)[0, 0] + y * u22 * yp
-    # the token law: (X, Y) = (m_c + L xi, c) with probability pi_c; z^T U^T z' is affine in xi
+    # the token law: (X, Y) = (m_c + L xi, c) with probability pi_c; z^T U^T z' at that token is affine in xi, its
+    # constant and xi-coefficients read off the exponent as written (not through s, t of B.1#5)
+    xi = vector_symbols("xi", d)
     den, num = 0, sp.zeros(d + 1, 1)
     for c, p, m in ((1, pi_p, m1), (-1, 1 - pi_p, m_1)):
-        zc = sp.Matrix(list(m) + [c])
-        shift = (z.T * U.T * zc)[0, 0] - (s.T * m)[0, 0]  # the part of the exponent not multiplying X
-        den += p * gi.mgf_affine(s, m, L, shift)
-        fx = gi.first_affine(s, m, L, shift)
-        num += p * sp.Matrix(list(fx) + [c * gi.mgf_affine(s, m, L, shift)])
+        e = sp.expand(bil.xreplace({**dict(zip(xp, m + L * xi)), yp: c}))
+        c0, a = e.xreplace({v: 0 for v in xi}), [sp.diff(e, v) for v in xi]
+        mgf = sp.exp(c0) * gi.mgf(a)
+        fx = sp.exp(c0) * (m * gi.mgf(a) + L * sp.Matrix([gi.first(a, i) for i in range(d)]))
+        den += p * mgf
+        num += p * sp.Matrix(list(fx) + [c * mgf])
     q = (s.T * G * s)[0, 0] / 2
     e_m = sp.exp(-t + (s.T * m_1)[0, 0])
     e_p = sp.exp(t + (s.T * m1)[0, 0])
