@@ -143,9 +143,12 @@ def b2_steps(d: int = 2) -> list:
     sym = {a: -b for a, b in zip(m_1, m1)}
     P = matrix_symbols("P", d, symmetric=True)  # Gamma^{-1}
     _, bstar = bayes_coefficients(m1, m_1, P, pi_p)
-    # b* from Bayes' rule: the log-odds of the two class densities at x = 0
-    xq = lambda m: (m.T * P * m)[0, 0]
-    bstar_bayes = sp.log(pi_p / (1 - pi_p)) - xq(m1) / 2 + xq(m_1) / 2
+    # b* from Bayes' rule: the log-odds log(pi_+ phi_+(0) / ((1 - pi_+) phi_-(0))) of the two class densities
+    # (one shared normalising constant) at x = 0, expanded by SymPy
+    x0 = sp.zeros(d, 1)
+    dens = lambda m: sp.exp(-((x0 - m).T * P * (x0 - m))[0, 0] / 2)
+    # (the prior's log-odds kept whole: split into log pi_+ - log(1 - pi_+) it changes branch off 0 < pi_+ < 1)
+    bstar_bayes = sp.log(pi_p / (1 - pi_p)) + sp.expand(sp.expand_log(sp.log(dens(m1) / dens(m_1)), force=True))
     src = f"{SRC}, App. B.2 (proof of Lemma B.3)"
     return [
         Derivation("B.2#7 gate under (C) equals pi_+", src, alpha.xreplace(C), pi_p,
@@ -161,7 +164,7 @@ def b2_steps(d: int = 2) -> list:
                    assumptions=("(C)", "pi_+ = 1/2", "m_-1 = -m_1")),
         Derivation("B.2#16 b* from Bayes' rule (printed form)", src, bstar_bayes, bstar,
                    assumptions=("P = Gamma^{-1} symmetric",)),
-        Derivation("B.2#16 b* = 0 in the symmetric balanced case", src, bstar.xreplace(half).xreplace(sym), 0,
+        Derivation("B.2#16 b* = 0 in the symmetric balanced case", src, bstar_bayes.xreplace(half).xreplace(sym), 0,
                    assumptions=("pi_+ = 1/2", "m_-1 = -m_1")),
     ]
 
