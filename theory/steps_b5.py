@@ -8,7 +8,7 @@ import sympy as sp
 
 from .derivation import Derivation
 from .lda import effective_map, f_theta_expr, g_expr, problem_symbols, theta_flat_symbols, theta_symbols
-from .mixtures import gradient, matrix_symbols, vector_symbols
+from .mixtures import matrix_symbols, vector_symbols
 from .steps_common import logistic_loss, sigma
 
 __all__ = ["b53_steps", "b54_steps", "b55_steps", "sigma_derivative"]
@@ -104,19 +104,15 @@ def b54_steps(d: int = 2) -> list:
     v0 = {v: 0 for v in v21}
     Df = sp.diff(f_e, eps).subs(eps, 0).xreplace(v0)
     D2f = sp.diff(f_e, eps, 2).subs(eps, 0).xreplace(v0)
-    f0 = f_e.subs(eps, 0).xreplace(v0)
     s0 = sp.log(pi_p / (1 - pi_p))
     sz = sigma(s0 + ((2 * u12 + U11 * dm).T * x)[0, 0])
     eta = sp.Symbol("eta", positive=True)
-    # Lemma B.11's integrand with these Df, D^2 f; its dU11-dependence against Lemma B.9's w-integrand
-    integrand = sigma(f0) * (1 - sigma(f0)) * Df**2 + (sigma(f0) - eta) * D2f
-    w, s = vector_symbols("w", d), vector_symbols("s", d)
-    b, r, s0_ = sp.symbols("b r s0", real=True)
-    gw = gradient(eta * logistic_loss(1, g_expr(w, b, r, s, s0_, x))
-                  + (1 - eta) * logistic_loss(-1, g_expr(w, b, r, s, s0_, x)), w)
-    wt, bt, rt, st, _ = effective_map((U11, u12, v21, v22), m1, m_1, G, pi_p)
-    at = dict(zip(list(w) + [b, r] + list(s) + [s0_], list(wt) + [bt, rt] + list(st) + [s0]))
-    gw_sp = gw.xreplace(at).xreplace(v0)
+    # the second variation of the conditional loss integrand along eps, differentiated by SymPy (Lemma B.11's
+    # integrand, not typed); its dU11-dependence against Lemma B.9's w-integrand (sigma(g) - eta) x, with
+    # f_theta_sp typed as printed (B.4#65), so that a fault of effective_map / g_expr shows on one side only
+    loss_e = eta * logistic_loss(1, f_e) + (1 - eta) * logistic_loss(-1, f_e)
+    integrand = sp.diff(loss_e, eps, 2).subs(eps, 0).xreplace(v0)
+    f_sp = -v22 + 2 * v22 * sz
     t = sp.Symbol("t", positive=True)
     gg = vector_symbols("gw", d)
     Gs = matrix_symbols("G", d, symmetric=True)
@@ -128,9 +124,10 @@ def b54_steps(d: int = 2) -> list:
                    assumptions=("v21 = 0 (theta_sp)", "Gamma symmetric")),
         Derivation("B.5.4#10 D^2 f at theta_sp along the same direction", src, D2f, 2 * (dv.T * G * dU.T * x)[0, 0]),
         Derivation("B.5.4#11 dU11-dependence of the second variation (integrand)", src,
-                   integrand - integrand.xreplace({e: 0 for e in dU}), 2 * (dv.T * G * dU.T * gw_sp)[0, 0],
-                   assumptions=("integrand level: Lemma B.11 with Df, D^2 f of B.5.4#9-10; "
-                                "grad_w R~ = E[(sigma(g) - eta) X] (Lemma B.9)",),
+                   integrand - integrand.xreplace({e: 0 for e in dU}),
+                   2 * (dv.T * G * dU.T * x)[0, 0] * (sigma(f_sp) - eta),
+                   assumptions=("integrand level: d^2/d eps^2 of the conditional logistic loss at theta_sp",
+                                "grad_w R~ = E[(sigma(g) - eta) X] (Lemma B.9), g = f_theta_sp of B.4#65"),
                    notes="C collects the terms without dU11 (Df does not involve dU11)"),
         Derivation("B.5.4#13 dv21^T Gamma (dU11^(t))^T g = -t |g|^2 |Gamma dv21|^2", src,
                    (dv.T * Gs * dUt.T * gg)[0, 0], -t * (gg.T * gg)[0, 0] * ((Gs * dv).T * (Gs * dv))[0, 0],
