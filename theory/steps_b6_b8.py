@@ -39,17 +39,22 @@ def b6_steps(d: int = 1) -> list:
     D2Phi = sp.Matrix([(h.T * hessian(Phi[i], flat) * hp)[0, 0] for i in range(n)])
     lhs = (h.T * hessian(comp, flat) * hp)[0, 0]
     first = ((J * h).T * H_R * (J * hp))[0, 0]
-    crit = {sp.Symbol(f"R_{i}", real=True): 0 for i in range(n)}  # DR~ = 0 at the point (the jet's linear part)
-    zero_at = dict(zip(zeta, [0] * n))  # the point zeta* = Phi(theta*) placed at the jet's centre
+    # B.6#19 at a generic theta* (symbols t_i): the jet centred at zeta* = Phi(theta*), its gradient there (the
+    # linear coefficients R_i) set to 0 -- not at theta* = 0, where the w-rows of DPhi vanish
+    crit = {sp.Symbol(f"R_{i}", real=True): 0 for i in range(n)}
+    star = sp.symbols(f"t1:{len(flat) + 1}", real=True)
+    at_star = dict(zip(flat, star))
+    Rc = generic_jet(zeta - Phi.xreplace(at_star), "R")
+    on_phi = dict(zip(zeta, Phi))
+    lhs_c = (h.T * hessian(Rc.xreplace(on_phi), flat) * hp)[0, 0]
+    first_c = ((J * h).T * hessian(Rc, zeta).xreplace(on_phi) * (J * hp))[0, 0]
     src = f"{SRC}, App. B.6 (proof of Prop. B.29)"
-    at_star = {v: 0 for v in flat}  # theta* = 0, so zeta* = Phi(0) = 0 when v22 = 0 too
     return [
         Derivation("B.6#18 second-order chain rule for R~ o Phi", src, lhs, first + (g_R.T * D2Phi)[0, 0],
                    assumptions=("R~ a free 2-jet; Phi of eq. (7)",)),
         Derivation("B.6#19 the DR~ term vanishes where DR~(zeta*) = 0", src,
-                   lhs.xreplace(at_star).xreplace(crit), first.xreplace(at_star).xreplace(crit),
-                   notes=f"theta* = 0, Phi(0) = 0 is the jet's centre ({len(zero_at)} coordinates); its gradient "
-                         "there is set to 0"),
+                   lhs_c.xreplace(at_star).xreplace(crit), first_c.xreplace(at_star).xreplace(crit),
+                   notes="at a generic theta*: the jet is centred at zeta* = Phi(theta*), its gradient there set to 0"),
     ]
 
 
