@@ -161,3 +161,17 @@ def test_a_covariance_that_contradicts_shared_covariance_says_how_to_ask_for_it(
     with pytest.raises(InputError, match=r"covariance must be one of general, .*\(shared_covariance=True is "
                                          r"covariance='shared'\)"):
         softmix.operator_claim("bad-shared", ok, components=2, dim=1, shared_covariance=True, covariance="isotropic")
+
+
+def test_check_defaults_names_the_defaults_or_the_profile_that_breaks_an_assumption():
+    """Registration fails with one line naming what breaks the assumption: the defaults themselves, or a
+    profile's overrides (merged over the defaults)."""
+    from softmix.checks.assumption_runs import check_defaults
+
+    en = resolve("equal-norms")
+    good, bad = {"means": [[3, 4], [5, 0]]}, {"means": [[3, 4], [1, 0]]}
+    assert [a.name for a in check_defaults("c", [en], good, {"full": good})] == ["equal-norms"]
+    with pytest.raises(ValueError, match=r"^claim c: its defaults break its assumption equal-norms \("):
+        check_defaults("c", [en], bad)
+    with pytest.raises(ValueError, match=r"^claim c: its profile 'full' breaks its assumption equal-norms \("):
+        check_defaults("c", [en], good, {"full": bad})
