@@ -313,11 +313,21 @@ class _OneSign:
         return lo + self.k
 
 
+class _OnePositiveSign(_OneSign):
+    """The same, with the coin always giving a positive score (``random() < 1/2``)."""
+
+    def random(self):
+        return 0.1
+
+
 @pytest.mark.parametrize("n", [2, 3, 5])
 def test_large_scores_of_one_sign_flip_the_last_only(n):
     v = C.large_scores(_OneSign(), n)
     assert [x.startswith("-") for x in v] == [True] * (n - 1) + [False]
     assert len(set(abs(fr(x)) for x in v)) == n
+    w = C.large_scores(_OnePositiveSign(), n)
+    assert [x.startswith("-") for x in w] == [False] * (n - 1) + [True]
+    assert [abs(fr(x)) for x in w] == [abs(fr(x)) for x in v]  # the same magnitudes, only the last sign flipped
 
 
 def test_rational_draws_every_point_of_its_decimal_grid_and_keeps_signs():
