@@ -2,8 +2,9 @@
 import math
 
 import pytest
+from scipy import stats
 
-from softmix.checks.fits import fit_inverse_L, mean_se_dof
+from softmix.checks.fits import SlopeRule, fit_inverse_L, mean_se_dof
 
 
 def test_mean_se_dof_known_answers():
@@ -29,3 +30,27 @@ def test_fit_inverse_L_recovers_an_exact_a_plus_b_over_L():
     assert two["dof"] == 2 and len(two["chi2_per_coordinate"]) == 2
     assert two["limit"] == [pytest.approx(2.0), pytest.approx(1.0)]
     assert two["limit_se"][1] == pytest.approx(2 * math.sqrt(1.5), rel=1e-12)
+
+
+def test_slope_rule_splits_alpha_between_the_interval_and_the_goodness_of_fit():
+    """An exact power law 2 / L on four lengths: slope -1, chi-square 0 on 2 dof; the interval and the
+    chi-square test each get alpha / 2, the critical value is the chi-square(2) quantile at alpha / 2."""
+    Ls = [100, 200, 400, 800]
+    v = [2.0 / L for L in Ls]
+    out = SlopeRule(0.01, target=-1.0).decide(Ls, v, [0.01 * x for x in v])
+    g = out["goodness_of_fit"]
+    assert out["passed"] is True and out["interval_alpha"] == 0.005 and g["alpha"] == 0.005 and g["dof"] == 2
+    assert g["critical"] == pytest.approx(stats.chi2.isf(0.005, 2), rel=1e-12) and g["passed"] is True
+
+
+def test_slope_rule_straddling_says_how_many_replicates_would_settle_it():
+    """mode="below" with the interval straddling 0: inconclusive, and the replicates that would settle it
+    scale as 1/sqrt(n): n (half-width / |slope|)^2, rounded up."""
+    Ls = [100, 200, 400, 800]
+    v = [L ** -0.05 for L in Ls]
+    out = SlopeRule(0.01, target=0.0, mode="below", gof=False).decide(Ls, v, [0.05 * x for x in v], n_samples=40)
+    lo, hi = out["fit"]["ci"]
+    assert out["passed"] is None and lo < 0 < hi
+    half, gap = (hi - lo) / 2, abs(out["fit"]["slope"])
+    assert out["half_width"] == pytest.approx(half, rel=1e-12)
+    assert out["samples_to_settle"] == math.ceil(40 * (half / gap) ** 2) > 40

@@ -164,6 +164,23 @@ def test_limit_decision_refutes_confirms_and_reports_misfit_as_inconclusive():
     assert d["settle"]["prompt_lengths"] == [4 * L for L in Ls]  # terms beyond 1/L: a grid four times longer
 
 
+def test_limit_decision_reasons_say_agreement_or_imprecision_as_each_verdict_is():
+    """Confirmed: the reason says the fitted limit agrees within the margin.  Not rejected but too imprecise
+    (standard errors wide against 1 % of the value): inconclusive, the reason says so and names the
+    replicates per length that would settle it."""
+    from softmix.checks.mc_verdict import limit_decision
+
+    Ls = [100, 400, 1600]
+    exact = [5.0 + 30.0 / L for L in Ls]
+    kw = dict(closed_form=5.0, reach=INSIDE, n_samples=1000, quantity="y")
+    d = limit_decision(Ls, exact, [0.02] * 3, family=_fam(), **kw)
+    assert d["verdict"] == "confirmed" and d["reason"].startswith("the fitted limit 5 agrees with 5")
+    assert "settle" not in d
+    d = limit_decision(Ls, exact, [2.0] * 3, family=_fam(), **kw)
+    assert d["verdict"] == "inconclusive" and d["reason"].startswith("not rejected, but the interval half-width")
+    assert d["settle"]["replicates_per_length"] > 1000
+
+
 def test_limit_decision_outside_reach_spends_no_alpha_and_allowance_blocks_refutation():
     from softmix.checks.mc_verdict import limit_decision
 
