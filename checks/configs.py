@@ -22,10 +22,20 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["rational", "weights", "means", "spd", "matrix", "vector", "mixture", "large_scores"]
+__all__ = ["rational", "weights", "means", "spd", "matrix", "vector", "mixture", "large_scores", "MAX_TRIES",
+           "exhausted"]
 
 
 # ---- draws ----------------------------------------------------------------------------------------
+#: every rejection loop stops after this many draws with a RuntimeError: a draw whose promise cannot be met
+#: fails instead of hanging
+MAX_TRIES = 10_000
+
+
+def exhausted(what: str) -> RuntimeError:
+    """The error of a rejection loop that ran out of tries (``what``: the draw and its promise)."""
+    return RuntimeError(f"configs.{what}: no draw met its promise in {MAX_TRIES} tries")
+
 def rational(rng, low: float, high: float, digits: int = 2, avoid=()) -> str:
     """A decimal string in [low, high] with ``digits`` decimals, away (>= 10^-digits) from
     every value in ``avoid`` (RuntimeError when 1000 draws found none: never an avoided value)."""
@@ -64,13 +74,14 @@ def weights(rng, K: int, away: float = 0.1, digits: int = 2) -> list[str]:
 def vector(rng, D: int, low: float = -2.0, high: float = 2.0, norm_range=None, digits: int = 2) -> list[str]:
     """A vector with no zero entry; ``norm_range=(a, b)`` rescales (approximately) to a norm
     in [a, b] before rounding."""
-    while True:
+    for _ in range(MAX_TRIES):
         v = rng.uniform(low, high, size=D)
         if norm_range is not None:
             v = v / np.linalg.norm(v) * rng.uniform(*norm_range)
         out = [_dec(Fraction(float(x)).limit_denominator(10**digits * 10), digits) for x in v]
         if all(s != "0" for s in out):
             return out
+    raise exhausted("vector")
 
 
 def means(rng, K: int, D: int, norm_range=(0.5, 2.5), equal_norms: bool = False, min_ratio: float = 1.2,
@@ -81,11 +92,12 @@ def means(rng, K: int, D: int, norm_range=(0.5, 2.5), equal_norms: bool = False,
     the symmetry otherwise (not collinear for D >= 2, not opposite)."""
     if equal_norms:
         return _equal_norm_means(rng, K, D)
-    while True:
+    for _ in range(MAX_TRIES):
         ms = [vector(rng, D, norm_range=norm_range, digits=digits) for _ in range(K)]
         norms = [np.linalg.norm([float(x) for x in m]) for m in ms]
         if K == 1 or max(norms) >= min_ratio * min(norms):
             return ms
+    raise exhausted("means")
 
 
 def _signed_perms(v):
@@ -128,7 +140,7 @@ def spd(rng, D: int, rank: int | None = None, scale_range=(0.3, 2.0), digits: in
     """A symmetric positive semi-definite matrix L L^T, L D x rank with short decimal entries
     (exact), non-isotropic (distinct eigenvalues almost surely) and, for rank < D, singular."""
     r = D if rank is None else int(rank)
-    while True:
+    for _ in range(MAX_TRIES):
         Lm = [[Fraction(int(rng.integers(-10, 11)), 10) for _ in range(r)] for _ in range(D)]
         M = [[sum((Lm[i][k] * Lm[j][k] for k in range(r)), Fraction(0)) for j in range(D)] for i in range(D)]
         Mf = np.array([[float(x) for x in row] for row in M])
@@ -145,6 +157,7 @@ def spd(rng, D: int, rank: int | None = None, scale_range=(0.3, 2.0), digits: in
         if any(M[i][j] != 0 for i in range(D) for j in range(D) if i != j) or D == 1:
             return [[_dec(x, 2 * digits) if (x * 10**(2 * digits)).denominator == 1 else str(x) for x in row]
                     for row in M]
+    raise exhausted("spd")
 
 
 def matrix(rng, rows: int, cols: int | None = None, low: float = -1.0, high: float = 1.0, symmetric: bool = False,
@@ -152,7 +165,7 @@ def matrix(rng, rows: int, cols: int | None = None, low: float = -1.0, high: flo
     """A dense matrix; when square and not ``symmetric``, ||A - A^T||_max >= min_asymmetry so
     that a transpose is never invisible."""
     cols = rows if cols is None else cols
-    while True:
+    for _ in range(MAX_TRIES):
         A = [[rational(rng, low, high, digits) for _ in range(cols)] for _ in range(rows)]
         if symmetric:
             return [[A[min(i, j)][max(i, j)] for j in range(cols)] for i in range(rows)]
@@ -161,6 +174,7 @@ def matrix(rng, rows: int, cols: int | None = None, low: float = -1.0, high: flo
         Af = np.array([[float(x) for x in r] for r in A])
         if np.max(np.abs(Af - Af.T)) >= min_asymmetry:
             return A
+    raise exhausted("matrix")
 
 
 def mixture(rng, K: int, D: int, singular: int = 1, shared: bool = False, equal_norms: bool = False,

@@ -25,6 +25,7 @@ from softmix.theory.families import stereographic, structured_mixture
 from softmix.theory.mixtures import SymbolicMixture, matrix_symbols, vector_symbols
 
 from .assumption_runs import family_spec
+from .configs import MAX_TRIES, exhausted
 from .operator_reference import exact_matrix
 from .strategies import _exact_rank, random_matrix, random_mixture
 
@@ -188,23 +189,25 @@ class Head:
     def _generic_or(self, which, rng, smix, values, d) -> sp.Matrix:
         if (self.U if which == "U" else self.V) is not None:
             return self.head_matrix(which, smix, values)
-        while True:  # generic as in _generic_head: U non-zero and, for d >= 2, not symmetric; V non-singular
-            M = random_matrix(rng, d, d, 2 if which == "U" else 3, 4)
+        for _ in range(MAX_TRIES):  # generic as in _generic_head: U non-zero and, for d >= 2, not symmetric;
+            M = random_matrix(rng, d, d, 2 if which == "U" else 3, 4)  # V non-singular
             if which == "U":
                 if any(x != 0 for r in M for x in r) and (
                         d == 1 or any(M[i][j] != M[j][i] for i in range(d) for j in range(i + 1, d))):
                     return exact_matrix([[x / 2 for x in r] for r in M])
             elif _exact_rank(M) == d:
                 return exact_matrix(M)
+        raise exhausted(f"a generic {which}")
 
 
 def _draw_weights(rng, K, kind):
     if kind == "equal":
         return [Fraction(1, K)] * K
-    while True:
+    for _ in range(MAX_TRIES):
         raw = [int(rng.integers(1, 10)) for _ in range(K)]
         if K == 1 or len(set(raw)) == K:
             return [Fraction(r, sum(raw)) for r in raw]
+    raise exhausted(f"{K} distinct weights")
 
 
 def _draw_means(rng, K, d, spec, weights):
@@ -216,21 +219,25 @@ def _draw_means(rng, K, d, spec, weights):
                 raise ValueError("at most two distinct means of equal norm in dimension 1")
             means = [[radius], [-radius]][:K]
         else:
-            while True:
+            for _ in range(MAX_TRIES):
                 means = [[radius * x for x in stereographic([_nonzero_rat(rng) for _ in range(d - 1)])]
                          for _ in range(K)]
                 if len({tuple(m) for m in means} | {tuple(-x for x in m) for m in means}) == 2 * K:
                     break  # pairwise neither equal nor antipodal
+            else:
+                raise exhausted(f"{K} equal-norm means, pairwise neither equal nor antipodal")
     elif kind == "antipodal":
         m = _nonzero_vector(rng, d)
         means = [m, [-x for x in m]]
     elif kind == "coincident":
         means = [_nonzero_vector(rng, d)] * K
     else:
-        while True:
+        for _ in range(MAX_TRIES):
             means = [_nonzero_vector(rng, d) for _ in range(K)]
             if len({tuple(m) for m in means}) == K:
                 break
+        else:
+            raise exhausted(f"{K} distinct means")
     if spec["centred"] and K == 1:
         means = [[Fraction(0)] * d]
     elif spec["centred"] and kind in ("generic", "coincident"):
@@ -247,10 +254,11 @@ def _nonzero_rat(rng) -> Fraction:
 
 
 def _nonzero_vector(rng, d):
-    while True:
+    for _ in range(MAX_TRIES):
         v = random_matrix(rng, 1, d, 3, 2)[0]
         if any(x != 0 for x in v):
             return v
+    raise exhausted("a non-zero vector")
 
 
 def _draw_covariances(rng, K, d, kind, degenerate):
@@ -277,12 +285,13 @@ def _instance(rng, K, D, degenerate, shared):
         distinct = len({tuple(m) for m in mix.means}) == K  # equal means would let a gate error cancel
         if distinct and (degenerate or all(sp.Matrix(G).rank() == D for G in mix.covariances)):
             break
-    while True:  # redrawn from the same stream, so a draw that is already generic is unchanged
+    for _ in range(MAX_TRIES):  # redrawn from the same stream, so a draw that is already generic is unchanged
         U = [[x / 2 for x in r] for r in random_matrix(rng, D, D, 2, 4)]
         V = random_matrix(rng, D, D, 3, 4)
         z = random_matrix(rng, 1, D, 2, 2)[0]
         if _generic_head(U, V, z):
             return mix, U, V, z
+    raise exhausted("a generic head (U z != 0, V non-singular, U not symmetric)")
 
 
 def _generic_head(U, V, z) -> bool:

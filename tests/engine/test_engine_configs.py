@@ -416,3 +416,12 @@ def test_matrix_asymmetry_is_at_least_the_default_bound_and_reaches_it():
         A = [[fr(x) for x in r] for r in C.matrix(rng(s, 2), 2)]
         asym.append(max(abs(A[i][j] - A[j][i]) for i in range(2) for j in range(2)))
     assert min(asym) >= F(1, 10) and any(a < F(2, 10) for a in asym)
+
+
+def test_a_draw_whose_promise_cannot_be_met_raises_instead_of_hanging():
+    """Every rejection loop stops after MAX_TRIES draws: entries in [-1, 1] cannot be 5 apart, and a vector
+    drawn from [0, 0] has only zero entries."""
+    with pytest.raises(RuntimeError, match=r"configs\.matrix: no draw met its promise in 10000 tries"):
+        C.matrix(rng(1), 2, min_asymmetry=5.0)
+    with pytest.raises(RuntimeError, match=r"configs\.vector"):
+        C.vector(rng(1), 2, low=0.0, high=0.0)

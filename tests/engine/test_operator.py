@@ -185,3 +185,19 @@ def test_an_operator_statements_dimensions_by_profile(D, quad):
     assert c.profiles["full"] == {"exact_dims": [D, D + 1, D + 3], "instances": 2}
     fixed = O.operator_claim(f"dims-fixed-{D}", stated, components=2, dim=D, U=sp.eye(D), register=False)
     assert fixed.profiles["full"]["exact_dims"] == [D]
+
+
+def test_an_operator_claims_model_in_words_says_where_it_is_checked():
+    """The claim's assumptions in words: the mixture, the dimension (with "numeric instances also above" unless
+    U or V is fixed, which pins the dimension), the covariance rank."""
+    import softmix.checks.operator as O
+
+    def stated(m, U, V, z):
+        return V * z
+
+    free = O.operator_claim("prose-free", stated, components=2, dim=2, register=False)
+    assert free.assumptions == ("mu = sum of 2 Gaussian components N(m_k, G_k), pi_k > 0",
+                                "dimension 2 (numeric instances also above)", "G_k non-singular")
+    fixed = O.operator_claim("prose-fixed", stated, components=3, dim=2, U=sp.eye(2), register=False)
+    assert fixed.assumptions == ("mu = sum of 3 Gaussian components N(m_k, G_k), pi_k > 0", "dimension 2",
+                                 "G_k non-singular")
