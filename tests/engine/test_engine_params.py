@@ -166,3 +166,14 @@ def test_mixture_pieces_without_covariances_read_the_dimension_of_the_first_mean
     check_mixture_pieces({"weights": ["1/3", "2/3"], "means": [[0, 2], [1, -1]]}, "x")
     with pytest.raises(InputError, match="form a mixture"):
         check_mixture_pieces({"weights": ["1/3", "2/3"], "means": [[0, 2], [1]]}, "x")
+
+
+def test_the_semidefinite_tolerance_is_1e_12_of_the_largest_eigenvalue_and_at_least_1e_12():
+    """A negative eigenvalue is refused below -1e-12 x max(1, |largest eigenvalue|): at scale 1/2 the floor 1 sets
+    the tolerance (-1.5e-12 refused, -0.5e-12 accepted as rounding); at scale 100 the eigenvalue sets it."""
+    PR._check_psd([[0.5, 0], [0, -0.5e-12]], "G")
+    with pytest.raises(InputError, match="not positive semidefinite"):
+        PR._check_psd([[0.5, 0], [0, -1.5e-12]], "G")
+    PR._check_psd([[100.0, 0], [0, -50e-12]], "G")
+    with pytest.raises(InputError, match="not positive semidefinite"):
+        PR._check_psd([[100.0, 0], [0, -150e-12]], "G")
