@@ -336,3 +336,8 @@ def test_fmt_shows_six_significant_digits_of_floats_and_mpfs():
     """The numbers in reasons and rule texts: six significant digits by default, for floats and mpfs alike."""
     assert rules.fmt(2 / 3) == "0.666667" and rules.fmt(mpm.mpf(1) / 3) == "0.333333"
     assert rules.fmt(123456789.0) == "1.23457e+08" and rules.fmt(2 / 3, 3) == "0.667"
+
+
+def test_chi_square_calibration_of_no_runs_cannot_decide():
+    r = rules.ChiSquareCalibration(0.01).decide([])
+    assert r["verdict"] == "inconclusive" and r["passed"] is None and "cannot decide" in r["reason"]

@@ -265,3 +265,15 @@ def test_versions_names_python_and_each_package_and_none_for_one_not_installed(m
     monkeypatch.setattr(md, "version", version)
     v = versions()
     assert v["hypothesis"] is None and v["numpy"] == real("numpy") and len(v) == 7
+
+
+def test_a_plugin_module_imported_before_names_its_claims_by_module():
+    """Loading a module that was imported already registers nothing new: its claims are those whose checks live in
+    that module or its submodules; with no module name, none."""
+    import softmix.checks.paper.attention  # noqa: F401  (registers its claims)
+    from softmix.checks import registry as R
+
+    got = R._new_claims(set(R.REGISTRY), "softmix.checks.paper.attention")
+    assert {"prop-2.1", "prop-2.1-shared", "bb-lemma-2.1"} <= set(got) and "thm-3.3" not in got
+    assert R._new_claims(set(R.REGISTRY), None) == []
+    assert R._new_claims(set(R.REGISTRY), "softmix.checks.paper") != []  # a package: its submodules' claims
