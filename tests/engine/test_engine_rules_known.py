@@ -341,3 +341,10 @@ def test_fmt_shows_six_significant_digits_of_floats_and_mpfs():
 def test_chi_square_calibration_of_no_runs_cannot_decide():
     r = rules.ChiSquareCalibration(0.01).decide([])
     assert r["verdict"] == "inconclusive" and r["passed"] is None and "cannot decide" in r["reason"]
+
+
+def test_residual_test_reports_its_tolerance_to_three_digits_and_residual_to_five():
+    """|residual| <= 10^(guard - dps) max(1, |scale|): at dps 30, guard 10, scale 3.75 the tolerance is 3.75e-20."""
+    r = rules.residual_test(mpm.mpf("1.234567e-20"), 30, scale=mpm.mpf("3.75"))
+    assert r == {"passed": True, "residual": "1.2346e-20", "tolerance": "3.75e-20", "dps": 30}
+    assert rules.residual_test(mpm.mpf("3.76e-20"), 30, scale=mpm.mpf("3.75"))["passed"] is False
