@@ -39,8 +39,7 @@ class Result(dict):
                 f"{html.escape(json.dumps(self.get('parameters', {}), indent=1))}</pre></details></div>")
 
 
-def _run_one(claim, params, ctx) -> tuple[Outcome, float]:
-    t0 = time.perf_counter()
+def _run_one(claim, params, ctx) -> Outcome:
     try:
         out = claim.check(params, ctx)
         if not isinstance(out, Outcome):
@@ -48,7 +47,7 @@ def _run_one(claim, params, ctx) -> tuple[Outcome, float]:
     except Exception as e:  # a crashing check is an 'error' verdict, never a pass
         out = Outcome("error", {"exception": f"{type(e).__name__}: {e}",
                                 "traceback": traceback.format_exc(limit=6)})
-    return out, time.perf_counter() - t0
+    return out
 
 
 def _check_seed(seed) -> None:
@@ -85,11 +84,11 @@ def run_claim_object(claim, profile: str = "quick", seed: int = 0, overrides: di
     t0 = time.perf_counter()
     with memo_scope() as memo:
         with alpha_accounting() as roots:
-            out, _ = _run_one(claim, params, Context(claim.id, profile, seed, claim=claim))
+            out = _run_one(claim, params, Context(claim.id, profile, seed, claim=claim))
         spent = float(sum(f.spent for f in roots))
         controls = []
         for c in claim.controls:
-            cout, csec = _run_one(claim, params, Context(claim.id, profile, seed, variant=c.id, claim=claim))
+            cout = _run_one(claim, params, Context(claim.id, profile, seed, variant=c.id, claim=claim))
             controls.append({"id": c.id, "description": c.description, "verdict": cout.verdict,
                              "refuted": cout.verdict == "refuted", "evidence": _jsonable(cout.evidence),
                              "kind": getattr(c, "kind", "negative"),
