@@ -143,11 +143,13 @@ def c5_steps(d: int = 2) -> list:
 
 
 def c6_steps(d: int = 3) -> list:
-    """C.6#8, #12, #13 (proof of Prop. C.5): the value matrices of the two-head construction, in dimension d
-    (d = 3: E-perp is not trivial, so the a/2 part of V_h is present in every step)."""
+    """C.6#8, #12, #13 (proof of Prop. C.5): the value matrices of the two-head construction (V1 + V2 in
+    dimension d, so that E-perp is not trivial when d = 3; V_h U_h in dimension 2, cheaper)."""
     gamma, xi = noise_symbols()
     m1, m2 = vector_symbols("m1", d), vector_symbols("m2", d)
     U1, V1, U2, V2 = prop_c5_heads_noncollinear(m1, m2, gamma, xi)
+    n1, n2 = vector_symbols("m1", 2), vector_symbols("m2", 2)
+    W1, R1, W2, R2 = prop_c5_heads_noncollinear(n1, n2, gamma, xi)
     s = gamma**2 + xi**2
     c0 = gamma**2 / (xi**2 * s)
     src = f"{SRC}, App. C.6 (proof of Prop. C.5)"
@@ -158,9 +160,8 @@ def c6_steps(d: int = 3) -> list:
                    sp.Matrix.hstack(V1 * m2, V2 * m1), sp.zeros(d, 2),
                    assumptions=("V_i built from the dual basis of (m1, m2) on E and a/2 on E-perp (C.6#5-7)",),
                    notes="d = 3, so the E-perp part is present and must vanish on m1, m2"),
-        Derivation("C.6#13 V_h U_h = gamma^2/(xi^2 (gamma^2 + xi^2)) V_h", src, sp.Matrix.hstack(V1 * U1, V2 * U2),
-                   sp.Matrix.hstack(c0 * V1, c0 * V2), assumptions=("V1 m2 = 0, V2 m1 = 0",),
-                   notes=f"d = {d}: the E-perp part a/2 of V_h is present"),
+        Derivation("C.6#13 V_h U_h = gamma^2/(xi^2 (gamma^2 + xi^2)) V_h", src, sp.Matrix.hstack(R1 * W1, R2 * W2),
+                   sp.Matrix.hstack(c0 * R1, c0 * R2), assumptions=("V1 m2 = 0, V2 m1 = 0", "d = 2")),
     ]
 
 
