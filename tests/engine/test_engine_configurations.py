@@ -170,3 +170,23 @@ def test_findings_of_a_drawn_configuration_are_the_claims_and_not_a_controls():
     assert {"configuration": "drawn-1", "kind": "typo", "detail": "at x = 11"} in res["evidence"]["findings"]
     (ctl,) = res["negative_controls"]
     assert not any(f.get("configuration") == "drawn-1" for f in ctl["evidence"].get("findings", []))
+
+
+def test_an_assumption_dropped_break_draws_from_its_documented_streams():
+    """Survivor of the recorded engine run on 2026d72 (configurations.py:87, the stream's purpose and key
+    exchanged): a break that draws is reproducible from the seed alone, and the stream is the documented one --
+    the given configuration's break from ``stream(seed, claim, "assumption-dropped", name)``
+    (configurations.decide_given), a drawn configuration's from ``stream(seed, claim, "configuration", i,
+    "assumption")`` (configurations._drawn)."""
+    from softmix.checks.streams import stream
+
+    small = softmix.Assumption("x-small", "x < 50", holds=lambda v: int(v["x"]) < 50,
+                               violate=lambda v, rng: {"x": 1000 + int(rng.integers(0, 10**9))})
+    c, seen = _claim(lambda rng, p, i: {"x": 10 + i}, quick=2, assumptions=[small])
+    res = run_claim_object(c, "quick", seed=5)
+    dropped = next(r for r in res["negative_controls"] if r["id"] == "without:x-small")
+    want_given = 1000 + int(stream(5, "unit-draws", "assumption-dropped", "x-small").integers(0, 10**9))
+    want_drawn = [1000 + int(stream(5, "unit-draws", "configuration", i, "assumption").integers(0, 10**9))
+                  for i in (1, 2)]
+    assert dropped["evidence"]["assumption_dropped"]["overrides"] == {"x": want_given}
+    assert [x for x, ctl, _ in seen if ctl is False][-3:] == [want_given, *want_drawn]

@@ -54,3 +54,40 @@ def test_slope_rule_straddling_says_how_many_replicates_would_settle_it():
     half, gap = (hi - lo) / 2, abs(out["fit"]["slope"])
     assert out["half_width"] == pytest.approx(half, rel=1e-12)
     assert out["samples_to_settle"] == math.ceil(40 * (half / gap) ** 2) > 40
+
+
+# ---- survivors of the recorded engine run on 2026d72 ---------------------------------------------------------
+def test_inverse_L_rule_says_when_its_margin_is_relative():
+    """fits.py:92: the rule text names the margin, and a relative margin as a multiple of |predicted|."""
+    from softmix.checks.fits import InverseLRule
+
+    assert InverseLRule(0.01).describe().endswith("split between them")
+    assert InverseLRule(0.01, margin=0.05).describe().endswith("; confirmed only if the limit's half-width <= 0.05")
+    assert InverseLRule(0.01, margin=0.05, relative=True).describe().endswith(
+        "; confirmed only if the limit's half-width <= 0.05 x |predicted|")
+
+
+def test_decay_rate_decision_runs_no_goodness_of_fit_and_spends_all_its_alpha_on_the_interval():
+    """fits.py:320 (documented: no goodness-of-fit test, the power law holds only up to (ln L)^b): with four
+    lengths of a curved log-log profile a goodness-of-fit test would refute; the decision has none, and its
+    interval is at the whole alpha, for a finite and an infinite prediction alike."""
+    from softmix.checks.fits import decay_rate_decision
+
+    Ls = [100.0, 400.0, 1600.0, 6400.0]
+    curved = [L ** -0.7 * math.log(L) ** 2 for L in Ls]  # a slowly varying factor: not a straight log-log line
+    for finite in (True, False):
+        d = decay_rate_decision(0.01, Ls, curved, [1e-4 * v for v in curved], finite, [-0.8, -0.6], 100, "rate")
+        assert "goodness_of_fit" not in d and d["interval_alpha"] == 0.01
+
+
+def test_decay_rate_decision_allows_the_band_below_minus_one():
+    """fits.py:326: an infinite prediction allows slopes in [min(-1, band[0]), band[1]]: a band reaching below
+    -1 keeps its own lower end (not -1, not min(-1, band[1]))."""
+    from softmix.checks.fits import decay_rate_decision
+
+    Ls = [100.0, 400.0, 1600.0]
+    v = [L ** -0.9 for L in Ls]
+    assert decay_rate_decision(0.01, Ls, v, [1e-4 * x for x in v], False, [-1.3, -0.85], 100, "r")[
+        "allowed_slopes"] == [-1.3, -0.85]
+    assert decay_rate_decision(0.01, Ls, v, [1e-4 * x for x in v], False, [-0.95, -0.5], 100, "r")[
+        "allowed_slopes"] == [-1.0, -0.5]

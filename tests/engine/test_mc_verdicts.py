@@ -426,3 +426,30 @@ def test_rate_decision_with_compare_tests_a_1_over_L_decay_and_records_its_slope
             lo, hi = d["slope_interval"]
             assert lo < hi and d["reason"] == (f"the slope interval [{lo:.3g}, {hi:.3g}] excludes -1: the decay is "
                                                "slower than 1/L, so no finite constant")
+
+
+# ---- survivors of the recorded engine run on 2026d72 ---------------------------------------------------------
+def test_student_factor_floors_the_satterthwaite_dof_at_one():
+    """mc_verdict.py:139: standard errors with half a degree of freedom each, one of them dominant: nu_a by
+    Welch-Satterthwaite is about 0.5, below the floor 1, so nu = 1 and the factor is t_1 / z at alpha / 2."""
+    from scipy import stats
+
+    from softmix.checks.mc_verdict import student_factor
+
+    a = [1.0, 4 * 1e-4]  # g = (-1, 2) at lengths 10, 20; se (1, 0.01)
+    assert sum(a) ** 2 / sum(x * x / 0.5 for x in a) < 0.51
+    f, nu = student_factor([10, 20], [1.0, 0.01], [0.5, 0.5], 1e-3)
+    assert nu == 1.0 and f == pytest.approx(stats.t.isf(1e-3 / 2, 1.0) / stats.norm.isf(1e-3 / 2), rel=1e-12)
+
+
+def test_summary_line_shows_z_below_the_threshold_and_never_past_it():
+    """mc_verdict.py:274: a limit decision's line carries its z; past the threshold the 1/L coefficient is
+    infinite and there is no limit z to show, even when the decision dict holds one."""
+    from softmix.checks.mc_verdict import summary_line
+
+    d = {"statement": "lim L (R_L - R_inf) == K", "fitted_limit": 5.123456, "interval": [5.0, 5.25],
+         "closed_form": 5.1, "value_tested": 5.1, "verdict": "confirmed", "z": 0.41234}
+    assert summary_line("risk", d) == ("softmix risk: lim L (R_L - R_inf) = 5.1235 [5, 5.25]; closed form 5.1: "
+                                       "confirmed (z = 0.412)")
+    past = {"past_threshold": True, "lambda": 0.8, "band": [-0.7, -0.5], "verdict": "confirmed", "z": 0.41234}
+    assert "z =" not in summary_line("risk", past)
