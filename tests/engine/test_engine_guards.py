@@ -404,3 +404,18 @@ def test_definition_by_quadrature_stops_at_the_default_tolerance_ten_to_the_ten_
     _val, err = OR.definition_by_quadrature(mix, [[1]], [[1]], [1], 30, nodes=10, max_nodes=400)
     # differences ~ 10^(-prev/2): 10, 17, 27, 42 (diff ~1e-13.5), 65 (diff ~1e-21): stop at 65
     assert seen == [10, 17, 27, 42, 65] and err <= mpm.mpf(10) ** -20
+
+
+# ---- survivors of the recorded engine run on 2026d72 ---------------------------------------------------------
+def test_a_quadrature_error_at_the_tolerance_decides_and_is_reported_to_three_digits():
+    """operator_reference.py:66-67: a row is undecidable only when the quadrature's error estimate *exceeds*
+    10^(guard - dps); at the tolerance itself it decides.  The estimate is reported to 3 significant digits."""
+    rule = rules.Residual(30)
+    with mpm.workdps(30):
+        tol = mpm.mpf(10) ** (rule.guard - rule.dps)
+        ref = mpm.matrix([mpm.mpf(1) / 3])
+        at = O.compare(rule, ref, ref, tol)
+        above = O.compare(rule, ref, ref, tol * mpm.mpf("1.0001"))
+        shown = O.compare(rule, ref, ref, mpm.mpf("1.23456e-45"))
+    assert at["passed"] is True and above["passed"] is None and above["verdict"] == "inconclusive"
+    assert shown["quadrature_error_estimate"] == "1.23e-45"

@@ -242,3 +242,35 @@ def test_a_refutation_first_found_outside_the_model_is_moved_inside_and_says_why
     wx = sp.Rational(row["counterexample"]["w"])
     assert 0 < wx < 1 and wx != sp.Rational(1, 3)
     assert row["note"].startswith("the first refuting point was outside the model (") and "weight" in row["note"]
+
+
+# ---- survivors of the recorded engine run on 2026d72 ---------------------------------------------------------
+def test_a_moved_counterexample_note_ends_by_saying_the_new_point_is_inside():
+    """operator_model.py:142: the note names what the first point broke and ends '; this one is inside'."""
+    from softmix.checks.operator_model import classify_refutations
+
+    w, v = sp.symbols("w v")
+    m = mix([w, v], [I2, G2])
+    row = {"status": "refuted", "counterexample": {"w": "3/2", "v": "-1/2"}}
+    assert classify_refutations([row], [(_D(w, w - sp.Rational(1, 3)), m)], (), None, seed=1) is True
+    assert row["note"].startswith("the first refuting point was outside the model (")
+    assert row["note"].endswith("); this one is inside")
+
+
+def test_model_points_refute_at_the_default_30_digits_floor():
+    """operator_model.py:108: by default the model points are judged at 30 digits, so a relative difference of
+    9e-26 x w (w < 1) is below the floor 10^(5 - 30) = 1e-25 at every model point: the outside refutation
+    becomes 'unproven'.  At 31 digits (floor 1e-26) the same difference refutes inside the model."""
+    from softmix.checks.operator_model import classify_refutations
+
+    w, v = sp.symbols("w v")
+    m = mix([w, v], [I2, G2])
+
+    def row():
+        return {"status": "refuted", "counterexample": {"w": "3/2", "v": "-1/2"}}
+
+    d = _D(w, sp.Rational(9, 10**26) * w)
+    r30 = row()
+    assert classify_refutations([r30], [(d, m)], (), None, seed=1) is False and r30["status"] == "unproven"
+    r31 = row()
+    assert classify_refutations([r31], [(d, m)], (), None, seed=1, digits=31) is True and r31["inside_model"]

@@ -277,3 +277,31 @@ def test_a_plugin_module_imported_before_names_its_claims_by_module():
     assert {"prop-2.1", "prop-2.1-shared", "bb-lemma-2.1"} <= set(got) and "thm-3.3" not in got
     assert R._new_claims(set(R.REGISTRY), None) == []
     assert R._new_claims(set(R.REGISTRY), "softmix.checks.paper") != []  # a package: its submodules' claims
+
+
+def test_a_plugin_module_names_the_claims_of_its_submodules_not_of_modules_sharing_its_prefix():
+    """registry.py:300: the claims of ``softmix.checks.paper.lda`` are those decided in that module or in
+    ``softmix.checks.paper.lda.*``, never those of ``softmix.checks.paper.lda_appendix`` beside it."""
+    import softmix.checks.paper  # noqa: F401  (registers every paper claim)
+    from softmix.checks import registry as R
+
+    def mod(cid):
+        c = R.REGISTRY[cid].check
+        return getattr(c, "__wrapped__", c).__module__
+
+    got = R._new_claims(set(R.REGISTRY), "softmix.checks.paper.lda")
+    assert got and all(mod(c) == "softmix.checks.paper.lda" for c in got)
+    assert any(mod(c) == "softmix.checks.paper.lda_appendix" for c in R.REGISTRY)
+
+
+def test_a_plugin_file_that_fails_to_load_leaves_no_module_behind(tmp_path):
+    """registry.py:271: a plugin file that raises while it runs is one input error, and its half-run module is
+    removed from ``sys.modules``, so that loading the mended file runs it afresh."""
+    from softmix.checks import registry as R
+    from softmix.numerics.errors import InputError
+
+    p = tmp_path / "flaky_plugin.py"
+    p.write_text("raise RuntimeError('boom')\n")
+    with pytest.raises(InputError, match=r"flaky_plugin.py failed to load: RuntimeError: boom"):
+        R.load_plugin(str(p))
+    assert R._plugin_module_name(os.path.abspath(str(p))) not in sys.modules
