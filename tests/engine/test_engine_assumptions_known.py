@@ -531,3 +531,33 @@ def test_below_keeps_the_first_factor_two_when_it_already_breaks():
     b = Below("big", lambda v: number(v["s"]) * number(v["t"]), 2, fields=("s", "t"))
     got = b.violate({"s": "3/2", "t": 0.5}, None)
     assert got[0] == {"s": "3", "t": 1.0} and len(got) == 4
+
+
+# ---- lines no test ran (the test map of the engine run on 2026d72) ----------------------------------------------
+def test_check_defaults_names_the_claim_and_the_missing_field():
+    """assumption_runs.py:97, assumption_views.py:42: an assumption bound to a field the claim does not have is a
+    ValueError naming the claim and the field; a built-in with no field named and nothing to find, the same."""
+    from softmix.checks.assumption_runs import check_defaults
+
+    with pytest.raises(ValueError) as e:
+        check_defaults("my-claim", [EqualNorms("nope")], {"means": [[1, 0], [0, 2]]})
+    assert str(e.value) == "claim my-claim: no parameter field 'nope'"
+    with pytest.raises(ValueError) as e:
+        check_defaults("my-claim", [EqualNorms()], {"x": 1})
+    assert str(e.value) == ("claim my-claim: assumption equal-norms: name the parameter field(s) it constrains, "
+                            "e.g. EqualNorms('means')")
+
+
+def test_below_with_its_own_violate_uses_it_with_the_callers_generator():
+    """assumptions.py:390: ``Below(..., violate=f)`` breaks by ``f(values, rng)``, not by scaling its fields."""
+    from softmix.checks.assumptions import Below
+
+    seen = []
+
+    def violate(values, rng):
+        seen.append((values, rng))
+        return [{"s": 100}]
+
+    b = Below("small", lambda v: number(v["s"]), 2, fields=("s",), violate=violate)
+    rng = np.random.default_rng(0)
+    assert b.violate({"s": 1}, rng) == [{"s": 100}] and seen == [({"s": 1}, rng)]

@@ -190,3 +190,17 @@ def test_an_assumption_dropped_break_draws_from_its_documented_streams():
                   for i in (1, 2)]
     assert dropped["evidence"]["assumption_dropped"]["overrides"] == {"x": want_given}
     assert [x for x, ctl, _ in seen if ctl is False][-3:] == [want_given, *want_drawn]
+
+
+def test_an_assumption_that_cannot_be_broken_on_the_given_values_makes_its_control_inconclusive():
+    """configurations.py:89: when no candidate of the dropped assumption's break breaks it on the given values,
+    the control is 'inconclusive' (never refuted, never confirmed) and says so; the claim itself is decided."""
+    stubborn = softmix.Assumption("x-small", "x < 50", holds=lambda v: int(v["x"]) < 50,
+                                  violate=lambda v, rng: [{"x": 3}])  # a "break" that still holds
+    c, seen = _claim(lambda rng, p, i: None, quick=1, assumptions=[stubborn])
+    res = run_claim_object(c, "quick", seed=1)
+    assert res["verdict"] == "confirmed"
+    dropped = next(r for r in res["negative_controls"] if r["id"] == "without:x-small")
+    assert dropped["verdict"] == "inconclusive"
+    assert dropped["evidence"]["assumption_dropped"]["note"] == (
+        "no configuration breaking it could be built from these values")

@@ -419,3 +419,14 @@ def test_a_quadrature_error_at_the_tolerance_decides_and_is_reported_to_three_di
         shown = O.compare(rule, ref, ref, mpm.mpf("1.23456e-45"))
     assert at["passed"] is True and above["passed"] is None and above["verdict"] == "inconclusive"
     assert shown["quadrature_error_estimate"] == "1.23e-45"
+
+
+def test_an_irrational_sympy_entry_reaches_the_quadrature_correctly_rounded():
+    """operator_reference.py:84 (run by no test before): a SymPy number that is not rational (sqrt 2, pi / 7) is
+    read with 10 guard digits, so at 50 digits it is the correctly rounded value mpmath computes itself."""
+    from softmix.checks.operator_reference import _mpf
+
+    with mpm.workdps(50):
+        assert _mpf(sp.sqrt(2)) == mpm.sqrt(2)
+        assert _mpf(sp.pi / 7) == mpm.pi / 7
+        assert _mpf(sp.Rational(1, 3)) == mpm.mpf(1) / 3

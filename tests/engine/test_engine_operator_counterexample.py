@@ -101,3 +101,27 @@ def test_a_statement_false_in_every_dimension_reports_its_counterexample_in_the_
     assert [d.source for d in c.derivations()] == ["eq. 3 of mine"]
     plain = operator_claim("t-wrong-prior-nosource", wrong_prior, components=2, dim=1, register=False)
     assert [d.source for d in plain.derivations()] == ["t-wrong-prior-nosource"]
+
+
+# ---- lines no test ran in process (the test map of the engine run on 2026d72) -----------------------------------
+def complement_weight(mix, U, V, z):
+    """eq. (3) with pi_2 written as 1 - pi_1 (true for mixtures: the weights sum to one)"""
+    a = U * z
+    p1, p2 = mix.weights[0], 1 - mix.weights[0]
+    s = [sp.log(p1) + (mix.means[0].T * a)[0], sp.log(p2) + (mix.means[1].T * a)[0]]
+    den = sp.exp(s[0]) + sp.exp(s[1])
+    return V * mix.covariances[0] * a + V * (sp.exp(s[0]) / den * mix.means[0] + sp.exp(s[1]) / den * mix.means[1])
+
+
+def test_a_statement_refuted_only_outside_the_model_is_unproven_and_reports_the_outside_point():
+    """operator.py:290-291 and :376-378 (run before only in the worker processes of a verify subprocess): an
+    identity false in free weights but true for every mixture is 'unproven' symbolically (not refuted, not
+    verified), confirmed by the numeric part, and its symbolic counterexample is the outside point with why."""
+    c = operator_claim("t-complement-weight", complement_weight, components=2, dim=1, covariance="shared",
+                       register=False)
+    r = run_claim_object(c, overrides=SMALL)
+    ev = r["evidence"]
+    assert r["verdict"] == "confirmed" and ev["symbolic"]["verdict"] == "unproven"
+    sce = ev["symbolic_counterexample"]
+    assert sce["source"] == "symbolic" and sce["inside_model"] is False and "sum to" in sce["outside_model_reason"]
+    assert {"pi1", "pi2"} <= set(sce["point"])

@@ -274,3 +274,15 @@ def test_model_points_refute_at_the_default_30_digits_floor():
     assert classify_refutations([r30], [(d, m)], (), None, seed=1) is False and r30["status"] == "unproven"
     r31 = row()
     assert classify_refutations([r31], [(d, m)], (), None, seed=1, digits=31) is True and r31["inside_model"]
+
+
+def test_a_refutation_inside_the_model_is_kept_as_it_is():
+    """operator_model.py:124-127 (run by no test before): a refuting point that is a mixture of the model keeps
+    its counterexample, is labelled inside the model, and a refutation remains."""
+    from softmix.checks.operator_model import classify_refutations
+
+    w, v = sp.symbols("w v")
+    m = mix([w, v], [I2, G2])
+    row = {"status": "refuted", "counterexample": {"w": "1/4", "v": "3/4"}}
+    assert classify_refutations([row], [(_D(w, w - sp.Rational(1, 3)), m)], (), None, seed=1) is True
+    assert row == {"status": "refuted", "counterexample": {"w": "1/4", "v": "3/4"}, "inside_model": True}

@@ -348,3 +348,22 @@ def test_residual_test_reports_its_tolerance_to_three_digits_and_residual_to_fiv
     r = rules.residual_test(mpm.mpf("1.234567e-20"), 30, scale=mpm.mpf("3.75"))
     assert r == {"passed": True, "residual": "1.2346e-20", "tolerance": "3.75e-20", "dps": 30}
     assert rules.residual_test(mpm.mpf("3.76e-20"), 30, scale=mpm.mpf("3.75"))["passed"] is False
+
+
+# ---- lines no test ran (the test map of the engine run on 2026d72) ----------------------------------------------
+def test_ztest_broadcasts_one_standard_error_over_the_entries():
+    """rules.py:295: one standard error for three estimates is that error for each (z = (1, 2, 3) here)."""
+    d = rules.ZTest(0.01).decide([0.1, 0.2, 0.3], 0.1, [0.0, 0.0, 0.0])
+    assert d["z"] == pytest.approx([1.0, 2.0, 3.0], rel=1e-12)
+
+
+def test_bound_compares_sympy_rationals_exactly_and_cannot_decide_on_a_side_it_cannot_read():
+    """rules.py:558, :574: a SymPy rational side stays exact (1/3 <= 1/3 holds, 2/3 <= 1/3 does not, where
+    p/q read as q/p would flip both); a side that is not a number is 'inconclusive', never a pass."""
+    import sympy as sp
+
+    assert rules.Bound().decide(sp.Rational(1, 3), Fraction(1, 3))["passed"] is True
+    assert rules.Bound().decide(sp.Rational(2, 3), Fraction(1, 3))["passed"] is False
+    assert rules.Bound().decide(Fraction(1, 2), sp.Rational(2, 3))["passed"] is True
+    bad = rules.Bound().decide("not a number", 1)
+    assert bad["passed"] is None and bad["verdict"] == "inconclusive" and bad["reason"] == "non-finite side"

@@ -453,3 +453,16 @@ def test_summary_line_shows_z_below_the_threshold_and_never_past_it():
                                        "confirmed (z = 0.412)")
     past = {"past_threshold": True, "lambda": 0.8, "band": [-0.7, -0.5], "verdict": "confirmed", "z": 0.41234}
     assert "z =" not in summary_line("risk", past)
+
+
+# ---- lines no test ran (the test map of the engine run on 2026d72) ----------------------------------------------
+def test_inside_the_reach_too_few_lengths_to_fit_say_which_lengths_would_settle_it():
+    """mc_verdict.py:173: inside the reach, one prompt length cannot be fitted: inconclusive with the rule's
+    reason, and the lengths that would settle it are the grid from the longest length given (400, 1600,
+    6400)."""
+    from softmix.checks.mc_verdict import limit_decision
+
+    d = limit_decision([400], [5.1], [0.01], closed_form=5.0, reach={"inside": True}, family=_fam(), n_samples=100,
+                       quantity="y")
+    assert d["verdict"] == "inconclusive" and "fit" not in d["test"]
+    assert d["reason"] == d["test"]["reason"] and d["settle"] == {"prompt_lengths": [400, 1600, 6400]}
