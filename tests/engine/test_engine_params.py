@@ -177,3 +177,27 @@ def test_the_semidefinite_tolerance_is_1e_12_of_the_largest_eigenvalue_and_at_le
     PR._check_psd([[100.0, 0], [0, -50e-12]], "G")
     with pytest.raises(InputError, match="not positive semidefinite"):
         PR._check_psd([[100.0, 0], [0, -150e-12]], "G")
+
+
+# ---- lines no test ran (the test map of the engine run on 2026d72) ----------------------------------------------
+def test_an_annotation_with_unknown_metadata_or_an_unknown_class_falls_back_as_documented():
+    """params.py:309, :334: ``Annotated[T, x]`` with metadata softmix does not know is read as ``T``; a class it
+    does not know is typed from the default (``("any",)`` without one)."""
+    import typing
+
+    class Unknown:
+        pass
+
+    assert PR._from_annotation(typing.Annotated[int, "a note"], "n", 3) == ("int", None)
+    assert PR._from_annotation(typing.Annotated[list[float], "a note"], "xs", None) == ("list", ("number", None))
+    assert PR._from_annotation(Unknown, "x", 0.5) == PR.infer_type(0.5, "x") != ("any",)
+    assert PR._from_annotation(Unknown, "x", None) == ("any",)
+
+
+def test_param_checks_run_last_on_the_claim_the_merged_values_the_overrides_and_the_place(monkeypatch):
+    """params.py:390: each :data:`PARAM_CHECKS` hook is called as ``fn(claim, values, overrides, where)``."""
+    seen = []
+    monkeypatch.setattr(PR, "PARAM_CHECKS", [lambda *a: seen.append(a)])
+    claim = SimpleNamespace(id="hooked", params_type=None, defaults={"a": 1, "b": 2}, params=lambda profile, over: None)
+    assert PR.validate_params(claim, {"b": 5}, "cfg") == {"b": 5}
+    assert seen == [(claim, {"a": 1, "b": 5}, {"b": 5}, "cfg")]
