@@ -405,3 +405,14 @@ def test_ctx_full_is_the_full_profile():
     for profile, full in (("quick", False), ("full", True)):
         r = run_claim_object(check, profile=profile)
         assert r["verdict"] == "confirmed" and r["evidence"]["numeric"]["rows"][0]["full"] is full
+
+
+def test_a_part_shows_in_a_notebook_with_its_verdict_coloured():
+    """api.py:300-303: a part's HTML names it, its kind, its verdict in the verdict's colour and its rows."""
+    import softmix
+
+    p = softmix.part("numeric", [{"passed": True}, {"passed": True}], name="n")
+    assert p._repr_html_() == ('<b>n</b> (numeric): <span style="color:#2f6f9f;font-weight:bold">confirmed</span>, '
+                               "2 row(s)")
+    bad = softmix.part("numeric", [{"passed": False}], name="m")
+    assert '<span style="color:#cf222e;font-weight:bold">refuted</span>' in bad._repr_html_()

@@ -125,3 +125,16 @@ def test_a_statement_refuted_only_outside_the_model_is_unproven_and_reports_the_
     sce = ev["symbolic_counterexample"]
     assert sce["source"] == "symbolic" and sce["inside_model"] is False and "sum to" in sce["outside_model_reason"]
     assert {"pi1", "pi2"} <= set(sce["point"])
+
+
+def test_describe_instance_writes_every_entry_as_an_exact_fraction_string():
+    """operator.py:115: the evidence form of an instance (a mixture, U, V, z) is nested lists of exact strings."""
+    from softmix.checks.operator import describe_instance
+    from softmix.numerics.mixture import GaussianMixture
+
+    mix = GaussianMixture.from_values(["1/3", "2/3"], [["1/2", "-1"], ["0", "3"]],
+                                      [[["2", "1/2"], ["1/2", "1"]], [["1", "0"], ["0", "1/4"]]])
+    got = describe_instance(mix, [[1, "1/3"], [0, 2]], [["-1/5", 0], [1, 1]], ["1/7", "-2"])
+    assert got == {"mixture": {"weights": ["1/3", "2/3"], "means": [["1/2", "-1"], ["0", "3"]],
+                               "covariances": [[["2", "1/2"], ["1/2", "1"]], [["1", "0"], ["0", "1/4"]]]},
+                   "U": [["1", "1/3"], ["0", "2"]], "V": [["-1/5", "0"], ["1", "1"]], "z": ["1/7", "-2"]}
