@@ -263,10 +263,53 @@ def _in_dirs(path: str, root: Path, dirs) -> str | None:
     return rel.as_posix() if len(rel.parts) == 2 and rel.parts[0] in dirs else None
 
 
+#: what measures the worker processes a process forks (a ``WorkerPool``'s, a local Dask cluster's): a forked
+#: child inherits its parent's tracer but ends with ``os._exit``, so its lines were lost.  ``BaseProcess._bootstrap``
+#: (what every ``multiprocessing`` child runs, whatever its start method) is wrapped to measure the child on a
+#: fresh ``Coverage`` under the context of the test running when it started, saved where the test map merges
+#: it -- what coverage.py's own multiprocessing support does, with the test map's data file and contexts.
+_FORK_HOOK = '''
+def _softmix_measure_forks():
+    import multiprocessing.process as _mpp
+    import os as _fos
+
+    import coverage as _fcoverage
+
+    _orig = _mpp.BaseProcess._bootstrap
+    if getattr(_orig, "_softmix_testmap", False):
+        return
+
+    def _bootstrap(self, *args, **kwargs):
+        cov = None
+        try:
+            cov = _fcoverage.Coverage(data_file=_fos.environ["SOFTMIX_TESTMAP_DATA"], data_suffix=True, branch=False,
+                                      config_file=False,
+                                      include=_fos.environ["SOFTMIX_TESTMAP_INCLUDE"].split(_fos.pathsep))
+            cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-imported", "module-not-measured",
+                                                    "couldnt-parse", "no-ctracer"])
+            cov.start()
+            cov.switch_context(_fos.environ.get("SOFTMIX_TESTMAP_CONTEXT", ""))
+        except Exception:
+            cov = None
+        try:
+            return _orig(self, *args, **kwargs)
+        finally:
+            if cov is not None:
+                try:
+                    cov.stop()
+                    cov.save()
+                except Exception:
+                    pass
+
+    _bootstrap._softmix_testmap = True
+    _mpp.BaseProcess._bootstrap = _bootstrap
+'''
+
 #: ``sitecustomize.py`` put first on the ``PYTHONPATH`` of the test map's processes: every Python process
 #: a test starts (``softmix verify`` run as a user runs it, the exit-code tests) is measured too, under
-#: the context of the test that started it, and saves its data where the test map merges it.  Silent:
-#: a test that reads a process's stderr sees what it would see without it.
+#: the context of the test that started it, and saves its data where the test map merges it; so are the
+#: worker processes it forks (:data:`_FORK_HOOK`).  Silent: a test that reads a process's stderr sees what
+#: it would see without it.
 _SUBPROCESS_HOOK = '''"""The softmix test map measures this process (softmix.checks.mutation_driver)."""
 import os as _os
 
@@ -288,9 +331,18 @@ if _os.environ.get("SOFTMIX_TESTMAP_DATA"):
             _cov.save()
 
         _atexit.register(_softmix_testmap_save)
+        _softmix_measure_forks()
     except Exception:
         pass
-'''
+'''.replace("import os as _os\n", "import os as _os\n" + _FORK_HOOK, 1)
+
+
+def _measure_forks() -> None:
+    """Measure the worker processes this process forks from now on (:data:`_FORK_HOOK`); the environment
+    :func:`_measure_subprocesses` set says where their data go."""
+    ns: dict = {}
+    exec(compile(_FORK_HOOK, "<softmix test map fork hook>", "exec"), ns)
+    ns["_softmix_measure_forks"]()
 
 
 def _measure_subprocesses(include: list[str]) -> Path:
@@ -344,6 +396,7 @@ def _testmap(spec: dict) -> dict:
     include = [str(root / d / "*.py") for d in dirs]
     cov = coverage.Coverage(data_file=None, branch=False, config_file=False, include=include)
     hook = _measure_subprocesses(include)
+    _measure_forks()
     failed, seconds, t0 = [], {}, {}
 
     class _PerTest:

@@ -380,3 +380,47 @@ def test_tests_for_a_default_argument_are_those_running_the_body_even_if_one_imp
     assert M.tests_for(m, tmap, ROOT) == ["tests/t.py::test_runs_body"]
     only_def = {"lines": {m.path: {str(m.def_line): ["tests/t.py::test_imports_first"]}}, "failed": []}
     assert M.tests_for(m, only_def, ROOT) == ["tests/t.py::test_imports_first"]  # no body test: what there is
+
+
+def test_the_test_map_measures_the_worker_processes_a_test_forks(tmp_path):
+    """A line run only in a forked worker (a WorkerPool's, ``softmix verify --workers 2``'s) counts for the test
+    that started it: in the test map's own process and in a process a test starts.  Before, a forked child ended
+    with ``os._exit`` and its lines were lost, so the tests that decide operator statements in pool workers were
+    never selected for the mutants of the lines they run."""
+    import shutil
+
+    import softmix.checks.mutation as M
+
+    for d in ("softmix", "theory", "numerics", "checks"):
+        shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_forks.py").write_text(
+        "import multiprocessing as mp\n"
+        "import subprocess, sys\n\n"
+        "def _child():\n"
+        "    from softmix.numerics.precision import to_fraction\n"
+        "    assert to_fraction('0.25') * 4 == 1\n\n"
+        "def test_forked_here():\n"
+        "    p = mp.get_context('fork').Process(target=_child)\n"
+        "    p.start(); p.join()\n"
+        "    assert p.exitcode == 0\n\n"
+        "CODE = '''import multiprocessing as mp\n"
+        "def child():\n"
+        "    from softmix.numerics.precision import to_fraction\n"
+        "    assert to_fraction(7) == 7\n"
+        "if __name__ == \"__main__\":\n"
+        "    p = mp.get_context(\"fork\").Process(target=child); p.start(); p.join()\n"
+        "    raise SystemExit(p.exitcode)\n'''\n\n"
+        "def test_forked_in_a_process(tmp_path):\n"
+        "    f = tmp_path / 'run.py'\n"
+        "    f.write_text(CODE)\n"
+        "    r = subprocess.run([sys.executable, str(f)], capture_output=True, text=True)\n"
+        "    assert r.returncode == 0 and r.stderr == '', r.stderr\n")
+    tmap = M.test_map(jobs=1, root=tmp_path, files=["tests/test_forks.py"])
+    src = (tmp_path / "numerics" / "precision.py").read_text().splitlines()
+    line_str = 1 + next(i for i, s in enumerate(src) if "Fraction(Decimal(x.strip()))" in s)
+    line_int = 1 + next(i for i, s in enumerate(src) if s.strip() == "return Fraction(x)")
+    by = tmap["lines"]["numerics/precision.py"]
+    assert by[str(line_str)] == ["tests/test_forks.py::test_forked_here"]
+    assert by[str(line_int)] == ["tests/test_forks.py::test_forked_in_a_process"]
+    assert tmap["failed"] == []
