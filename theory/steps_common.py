@@ -15,18 +15,12 @@ import sympy as sp
 from .derivation import Derivation
 
 __all__ = ["GaussianIntegrals", "gaussian_integrals", "generic_jet", "perturbed", "perturbed_all", "fn_of", "sigma",
-           "sigma_prime", "softplus", "logistic_loss"]
+           "softplus", "logistic_loss"]
 
 
 def sigma(t):
     """The logistic sigmoid 1 / (1 + exp(-t)), written explicitly."""
     return 1 / (1 + sp.exp(-t))
-
-
-def sigma_prime(t):
-    """sigma'(t), obtained by differentiating :func:`sigma`."""
-    u = sp.Dummy("u", real=True)
-    return sp.diff(sigma(u), u).subs(u, t)
 
 
 def softplus(t):
