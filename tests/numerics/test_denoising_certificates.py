@@ -145,3 +145,13 @@ def test_the_2_lambda_control_is_exactly_that_gain():
     assert two["_lam2"] == square["_lam2"] == 4 and two["status"] is square["status"] is False
     half = contraction_certificate(Fraction(1, 2), gain="2*lambda")
     assert half["_lam2"] == 1 and half["status"] is True
+
+
+def test_u_lambda_near_zero_argument_states_both_sides_of_its_inequality():
+    """denoising_certificates.py:300 (a survivor of the library run on 86ed141): the near-zero lemma's argument
+    gives lambda^6 d0^2 and 3 (lambda^2 - 1) exactly -- at lambda = 2: 64 / 16 = 4 and 9; at lambda = 6/5:
+    (36/25)^3 / 4 = 11664/15625 and 33/25."""
+    two = u_lambda_certificate("2", prec=128)["near_zero"]["argument"]
+    assert two.endswith("since lambda^6 d0^2 = 4 < 3 (lambda^2 - 1) = 9")
+    six_fifths = u_lambda_certificate("6/5", prec=128)["near_zero"]["argument"]
+    assert six_fifths.endswith("since lambda^6 d0^2 = 11664/15625 < 3 (lambda^2 - 1) = 33/25")
