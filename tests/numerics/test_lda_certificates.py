@@ -41,6 +41,9 @@ def test_c0_at_plus_M_pinned_and_softplus_bounds_bracket_mpmath():
     with mpm.workdps(40):
         ref = mpm.ncdf(1) + mpm.npdf(1)  # g(+1) = Phi(1) + phi(1)
     assert cert["C1"].overlaps(arb(mpm.nstr(ref, 35), 1e-33)) and cert["counterexample"]
+    # the c0 ball at +M against its own 40-digit reference g(M) = M Phi(M) + phi(M) (lda_coercivity_certificate.py:196,
+    # a survivor of the library run on 86ed141: the +M reference was never compared)
+    assert False not in cert["enclosures_ok"] and cert["enclosures"]["rows"][1]["quantity"] == "c0 = g(+M)"
     for row in cert["sampled_directions"]["rows"][:3]:  # e1-aligned: w^T Y X ~ N(r, r^2)
         rad = float(row["radius"])
         with mpm.workdps(20):
