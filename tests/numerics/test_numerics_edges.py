@@ -188,3 +188,20 @@ def test_sgd_heads_step_is_the_minibatch_mean_gradient_step():
     eps = 1e-6
     g = np.array([(mean_loss(th + eps * e) - mean_loss(th - eps * e)) / (2 * eps) for e in np.eye(th.size)])
     assert np.allclose(ND._pack(heads), th - lr * g, rtol=1e-6, atol=1e-8)
+
+
+def test_a_covariance_asymmetry_is_judged_relative_to_its_entries():
+    """mixture.py:114 (a survivor of the library run on 86ed141): entries 300000 and 300000.00000001 differ by 1e-8,
+    which is 3e-14 of their size: a rounding slip, accepted and symmetrised exactly; 300000 against 300001 is
+    refused, naming the entry."""
+    from fractions import Fraction
+
+    import pytest
+
+    from softmix.numerics.errors import InputError
+    from softmix.numerics.mixture import GaussianMixture
+
+    g = GaussianMixture.from_values(["1"], [["0", "0"]], [[["1000000", "300000"], ["300000.00000001", "1000000"]]])
+    assert g.covariances[0][0][1] == g.covariances[0][1][0] == Fraction("300000.000000005")
+    with pytest.raises(InputError, match=r"covariances\[0\] is not symmetric \(entry \[0\]\[1\]"):
+        GaussianMixture.from_values(["1"], [["0", "0"]], [[["1000000", "300000"], ["300001", "1000000"]]])

@@ -70,3 +70,21 @@ def test_show_value_keeps_60_characters_and_cuts_longer_ones_to_57_plus_dots():
     assert show_value(s60) == '"' + s60 + '"'
     s61 = "x" * 59
     assert show_value(s61) == ('"' + s61 + '"')[:57] + "..." and len(show_value(s61)) == 60
+
+
+def test_a_parsed_document_is_held_to_the_depth_limit_for_arrays_and_objects():
+    """parsing.py:243 (a survivor of the library run on 86ed141; the text-level bracket count refuses a deep file
+    before this check, so only a parsed document reaches it): 32 nested arrays or objects pass, 33 are refused
+    naming the path."""
+    from softmix.numerics.parsing import check_json_bounds
+
+    def nest(n, kind):
+        doc: list | dict = [] if kind == "array" else {}
+        for _ in range(n - 1):
+            doc = [0, doc] if kind == "array" else {"a": doc}
+        return doc
+
+    for kind, path in (("array", r"(\[1\])+"), ("object", r"a(\.a)*")):
+        check_json_bounds(nest(32, kind), "cfg.json")
+        with pytest.raises(InputError, match=rf"cfg.json: {path}: nested deeper than the limit of 32 levels"):
+            check_json_bounds(nest(33, kind), "cfg.json")
