@@ -88,3 +88,14 @@ def test_rho_lower_bounds_enclose_rho_and_see_the_wrong_power():
     pt, rho = wrong["probe"]
     a = np.array([float(x) for x in pt])
     assert abs(float(rho.mid()) - M(2 * a) / M(a)) < 1e-12 and float(rho.upper()) < 1
+
+
+def test_finite_prompt_constants_mp_defaults_to_50_digits():
+    """finite_prompt.py:352 (a survivor of the library run on 86ed141): without ``dps`` the constants are those
+    of ``dps=50`` exactly, and not those of 100 digits."""
+    mix = GaussianMixture.from_json_obj(MIX)
+    default = FPN.finite_prompt_constants_mp(mix, _q(U), _q(V), _q(Z))
+    at50 = FPN.finite_prompt_constants_mp(mix, _q(U), _q(V), _q(Z), dps=50)
+    at100 = FPN.finite_prompt_constants_mp(mix, _q(U), _q(V), _q(Z), dps=100)
+    flat = lambda c: [x for k in sorted(c) for x in (list(c[k]) if isinstance(c[k], mpm.matrix) else [c[k]])]  # noqa: E731
+    assert flat(default) == flat(at50) != flat(at100)  # mpf compare exactly, whatever the context's precision
