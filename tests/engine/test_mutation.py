@@ -269,9 +269,9 @@ def test_a_checkpoint_resumes_and_refuses_another_tree(tmp_path, monkeypatch):
         generated_mutation_score(4, seed=3, jobs=1, root=root, checkpoint=tmp_path / "no" / "ck.jsonl")
 
 
-def test_the_test_map_names_the_tests_that_run_a_line(tmp_path):
-    """The per-test coverage map: a line is mapped to exactly the tests that execute it, a test
-    that fails on the clean tree is never selected, and a mutant of that line selects the test."""
+def _map_of_a_tiny_suite(tmp_path, name: str, text: str):
+    """The per-test map of one test file ``tests/<name>`` written into a copy of the source tree, with the lines
+    of numerics/precision.py that read a decimal string and an int."""
     import shutil
 
     import softmix.checks.mutation as M
@@ -279,7 +279,20 @@ def test_the_test_map_names_the_tests_that_run_a_line(tmp_path):
     for d in ("softmix", "theory", "numerics", "checks"):
         shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_tiny.py").write_text(
+    (tmp_path / "tests" / name).write_text(text)
+    tmap = M.test_map(jobs=1, root=tmp_path, files=[f"tests/{name}"])
+    src = (tmp_path / "numerics" / "precision.py").read_text().splitlines()
+    line_str = 1 + next(i for i, s in enumerate(src) if "Fraction(Decimal(x.strip()))" in s)
+    line_int = 1 + next(i for i, s in enumerate(src) if s.strip() == "return Fraction(x)")
+    return tmap, tmap["lines"]["numerics/precision.py"], line_str, line_int, src
+
+
+def test_the_test_map_names_the_tests_that_run_a_line(tmp_path):
+    """The per-test coverage map: a line is mapped to exactly the tests that execute it, a test
+    that fails on the clean tree is never selected, and a mutant of that line selects the test."""
+    import softmix.checks.mutation as M
+
+    tmap, by, line_str, line_int, src = _map_of_a_tiny_suite(tmp_path, "test_tiny.py",
         "from fractions import Fraction\n"
         "from softmix.numerics.precision import to_fraction\n\n"
         "def test_string():\n    assert to_fraction('0.25') == Fraction(1, 4)\n\n"
@@ -290,11 +303,6 @@ def test_the_test_map_names_the_tests_that_run_a_line(tmp_path):
         "    code = 'from softmix.numerics.precision import to_fraction; assert to_fraction(7) == 7'\n"
         "    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)\n"
         "    assert r.returncode == 0 and r.stderr == '', r.stderr\n")
-    tmap = M.test_map(jobs=1, root=tmp_path, files=["tests/test_tiny.py"])
-    src = (tmp_path / "numerics" / "precision.py").read_text().splitlines()
-    line_str = 1 + next(i for i, s in enumerate(src) if "Fraction(Decimal(x.strip()))" in s)
-    line_int = 1 + next(i for i, s in enumerate(src) if s.strip() == "return Fraction(x)")
-    by = tmap["lines"]["numerics/precision.py"]
     assert by[str(line_str)] == ["tests/test_tiny.py::test_string"]
     assert set(by[str(line_int)]) == {"tests/test_tiny.py::test_int", "tests/test_tiny.py::test_broken",
                                       "tests/test_tiny.py::test_process"}  # the process, silently measured
@@ -387,14 +395,7 @@ def test_the_test_map_measures_the_worker_processes_a_test_forks(tmp_path):
     that started it: in the test map's own process and in a process a test starts.  Before, a forked child ended
     with ``os._exit`` and its lines were lost, so the tests that decide operator statements in pool workers were
     never selected for the mutants of the lines they run."""
-    import shutil
-
-    import softmix.checks.mutation as M
-
-    for d in ("softmix", "theory", "numerics", "checks"):
-        shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_forks.py").write_text(
+    tmap, by, line_str, line_int, _ = _map_of_a_tiny_suite(tmp_path, "test_forks.py",
         "import multiprocessing as mp\n"
         "import subprocess, sys\n\n"
         "def _child():\n"
@@ -416,11 +417,6 @@ def test_the_test_map_measures_the_worker_processes_a_test_forks(tmp_path):
         "    f.write_text(CODE)\n"
         "    r = subprocess.run([sys.executable, str(f)], capture_output=True, text=True)\n"
         "    assert r.returncode == 0 and r.stderr == '', r.stderr\n")
-    tmap = M.test_map(jobs=1, root=tmp_path, files=["tests/test_forks.py"])
-    src = (tmp_path / "numerics" / "precision.py").read_text().splitlines()
-    line_str = 1 + next(i for i, s in enumerate(src) if "Fraction(Decimal(x.strip()))" in s)
-    line_int = 1 + next(i for i, s in enumerate(src) if s.strip() == "return Fraction(x)")
-    by = tmap["lines"]["numerics/precision.py"]
     assert by[str(line_str)] == ["tests/test_forks.py::test_forked_here"]
     assert by[str(line_int)] == ["tests/test_forks.py::test_forked_in_a_process"]
     assert tmap["failed"] == []
