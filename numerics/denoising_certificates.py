@@ -263,7 +263,8 @@ def u_lambda_certificate(lam, prec: int = 128, n_init: int = 8, power: int = 2) 
     (``power`` 2: the paper's; 1: a control's mistake), for ``lambda^power > 1``: H(u) = tanh(L u) - u
     is certified positive on (0, r - eta), decreasing on (r - eta, r + eta), negative on (r + eta, 1);
     the enclosure [lo, hi] (width ~2^-(prec - 29)) has H(lo) > 0 > H(hi).  ``_lo``, ``_hi``: the
-    enclosure; ``_covers``: the boxes and signs of the two sign covers."""
+    enclosure; ``_covers``: the boxes and signs of the two sign covers of H; ``_derivative_cover``: those of
+    the cover of H' near the root (each box's ball encloses -H' there)."""
     B = _balls()
     lam2 = _F(lam) ** int(power)
     if lam2 <= 1:
@@ -304,6 +305,7 @@ def u_lambda_certificate(lam, prec: int = 128, n_init: int = 8, power: int = 2) 
                 "H_negative_on": {"interval": [str(rq + eta), "1"], **cover_evidence(right)},
                 "tail": "u >= 1: tanh(lambda^2 u) < 1 <= u", "uniqueness_and_existence_certified": status,
                 "_lo": lo, "_hi": hi, "_covers": {"left": (left["boxes"], +1), "right": (right["boxes"], -1)},
+                "_derivative_cover": (near["boxes"], -1),
                 "_lam2": lam2}
 
 

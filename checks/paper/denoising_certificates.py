@@ -159,15 +159,18 @@ def _u_cert(p: ULambdaParams, power: int = 2):
 
 
 def _u_rigour(p: ULambdaParams, cert) -> tuple:
-    """The enclosure contains numerics' bisection root; the cover boxes contain H (mpmath)."""
+    """The enclosure contains numerics' bisection root; the cover boxes contain H, and near the root H' (mpmath)."""
     from softmix.numerics import balls as B
 
     r = ND.u_lambda(Fraction(str(p.lam)), 50)
     with B.precision(int(cert["prec"])), mpm.workdps(60):
         root = NC.ball_contains(B.hull(cert["_lo"], cert["_hi"]), r["u"], r["width"])
     H_mp = lambda l2, u: mpm.tanh(l2 * u) - u
-    boxes = [{"cover": side, **x} for side, (bx, sign) in cert["_covers"].items()
-             for x in NC.box_bounds_contain(bx, sign, H_mp, int(cert["prec"]), cert["_lam2"])]
+    dH_mp = lambda l2, u: l2 * (1 - mpm.tanh(l2 * u) ** 2) - 1
+    covers = [(side, bx, sign, H_mp) for side, (bx, sign) in cert["_covers"].items()]
+    covers.append(("near the root (H')", *cert["_derivative_cover"], dH_mp))
+    boxes = [{"cover": side, **x} for side, bx, sign, fn in covers
+             for x in NC.box_bounds_contain(bx, sign, fn, int(cert["prec"]), cert["_lam2"])]
     return root, boxes
 
 
@@ -205,7 +208,7 @@ def cert_u_lambda(p: ULambdaParams, ctx):
         status = False
     main = _cert_part(status, statement=f"u = tanh(lambda^2 u) has exactly one positive root u_lambda, and u_lambda "
                                         f"in ({a}, {b})", claimed_interval=[str(a), str(b)],
-                      enclosure_contains_bisection_root=root, box_bounds_contain_H=boxes,
+                      enclosure_contains_bisection_root=root, box_bounds_contain_H_and_dH=boxes,
                       certificate={k: v for k, v in cert.items() if not k.startswith("_")})
     return [main, _u_bookkeeping(p.lam, 1 if wrong else 2, cert)]
 

@@ -18,6 +18,7 @@ from softmix.numerics.denoising_certificates import (  # noqa: E402
     contraction_certificate,
     linear_gap_1d,
     linear_gap_certificate,
+    linear_gap_setup,
     u_lambda_certificate,
 )
 
@@ -155,3 +156,43 @@ def test_u_lambda_near_zero_argument_states_both_sides_of_its_inequality():
     assert two.endswith("since lambda^6 d0^2 = 4 < 3 (lambda^2 - 1) = 9")
     six_fifths = u_lambda_certificate("6/5", prec=128)["near_zero"]["argument"]
     assert six_fifths.endswith("since lambda^6 d0^2 = 11664/15625 < 3 (lambda^2 - 1) = 33/25")
+
+
+def test_the_tail_bound_is_the_stated_bound_integrated_outside_the_grid():
+    """denoising_certificates.py:117 (a survivor of the library run on 86ed141: the bound's factor 2 -> 1 left the
+    certificate holding).  The reported tail is sum_k pi_k sum_i of E_k[(2 ||B||_F^2 |z|^2 + 2 c^2 max|m|^2)
+    1{z_i beyond the grid}], recomputed here by mpmath quadrature of each coordinate's normal density."""
+    import ast
+
+    gen = ([[2, 1], [-1, 3]], ["1/10", "9/10"], "3/2", 1)
+    ms, pis, _g2, x2, s2, _d, _A, Bm = linear_gap_setup(*gen)
+    for K in (2, 3):
+        cert = linear_gap_certificate(*gen, grid=4, half_width_sd=K, prec=64)
+        edges = ast.literal_eval(cert["grid"].split(" boxes on ")[1])
+        with mpm.workdps(30):
+            f = lambda x: mpm.mpf(Fraction(x).numerator) / Fraction(x).denominator
+            BF2 = sum(f(x) ** 2 for r in Bm for x in r)
+            H2 = (f(x2) / f(s2)) ** 2 * max(sum(f(x) ** 2 for x in m) for m in ms)
+            s, tot = mpm.sqrt(f(s2)), mpm.mpf(0)
+            for p, m in zip(pis, ms):
+                for i in range(2):
+                    other, mi = sum(f(m[j]) ** 2 + f(s2) for j in range(2) if j != i), f(m[i])
+                    g = lambda t, mi=mi, o=other: (2 * BF2 * (t * t + o) + 2 * H2) * mpm.npdf(t, mi, s)
+                    tot += f(p) * (mpm.quad(g, [f(edges[i][1]), mpm.inf]) + mpm.quad(g, [-mpm.inf, f(edges[i][0])]))
+            reported = mpm.mpf(cert["tail_bound_outside_grid"].strip("[").split()[0])
+            assert abs(reported - tot) < 1e-5 * tot, (K, reported, tot)
+
+
+def test_the_cover_of_h_prime_near_the_root_encloses_h_prime():
+    """denoising_certificates.py:274 (a survivor of the library run on 86ed141: H' made a constant still certified
+    H' < 0 near the root).  Each box of the derivative cover encloses -H'(u) = 1 - lambda^2 (1 - tanh^2(lambda^2 u))
+    at its ends and midpoint; a ball of -H' evaluated at the wrong argument does not."""
+    for lam in ("6/5", "2"):
+        cert = u_lambda_certificate(lam, prec=128)
+        boxes, sign = cert["_derivative_cover"]
+        assert sign == -1 and boxes and cert["uniqueness_and_existence_certified"]
+        dH = lambda l2, u: l2 * (1 - mpm.tanh(l2 * u) ** 2) - 1
+        rows = box_bounds_contain(boxes, sign, dH, 128, cert["_lam2"])
+        assert rows and all(r["contains_f_at_ends_and_midpoint"] is True for r in rows)
+        wrong = box_bounds_contain(boxes, sign, lambda l2, u: dH(l2, u + mpm.mpf(1) / 100), 128, cert["_lam2"])
+        assert all(r["contains_f_at_ends_and_midpoint"] is False for r in wrong)
