@@ -41,3 +41,23 @@ def test_bounds_lie_below_log_rho_and_lambda_min_bounds_below_lambda_min(mix, pr
             c = [(Fraction(lo) + Fraction(hi)) / 2 for lo, hi in b["box"]]
             lr = _log_rho(mix, [mpm.mpf(x.numerator) / x.denominator for x in c])
             assert float(b["bound"].upper()) <= lr, (b["box"], b["log_rho_ge"], lr)
+
+
+def test_bounds_lie_below_log_rho_at_every_corner_of_their_box():
+    """rho_certificate.py:72 (a survivor of the library run on 86ed141: grad Lambda without its G_k x term made the
+    mean-value form unsound, yet the box centres stayed above it).  On a box away from 0, 8 x 8 sub-boxes, each
+    bound lies below log rho at all four corners (30 digits); and the curvature form (the tilted weights over the
+    segment [0, 2a]) still decides at least the 12 boxes it decides now -- a looser hull of that segment
+    (rho_certificate.py:114) is sound but decides fewer."""
+    pytest.importorskip("flint")
+    import itertools
+
+    from softmix.numerics import rho_certificate as RC
+
+    cert = RC.rho_lower_bounds(MIX, [["0.3", "1.5"], ["-1.5", "-0.3"]], grid=8, prec=96)
+    assert len(cert["boxes"]) == 64 and cert["n_curvature"] >= 12
+    with mpm.workdps(30):
+        for b in cert["boxes"]:
+            for pt in itertools.product(*[[Fraction(lo), Fraction(hi)] for lo, hi in b["box"]]):
+                lr = _log_rho(MIX, [mpm.mpf(x.numerator) / x.denominator for x in pt])
+                assert float(b["bound"].upper()) <= lr, (b["box"], pt, b["log_rho_ge"], lr)
