@@ -233,3 +233,22 @@ def test_coercivity_lambda_min_of_a_non_diagonal_gamma_is_bracketed():
         assert exact is None and note.startswith("Cholesky")
         assert B.le(lo, B.to_arb(1)) is True and B.le(B.to_arb(1), up) is True
         assert B.ge(lo, B.to_arb(1 - Fr(1, 2**19))) is True
+
+
+def test_the_reported_theta_star_has_12_digits_and_the_rows_label_their_integral():
+    """lda_hessian_certificate.py:127 and :292 (survivors of the library run on 86ed141): theta*'s balls are
+    printed to 12 significant digits, and each enclosure row names the integral E[kappa t^j gate^k] of its own key
+    (j, k) -- the labels of ``integrals``, in the same order."""
+    import re
+
+    cert = normal_hessian_certificate(**C1)
+    theta = cert["theta_star"]
+    for s in [x for r in theta["U11"] for x in r] + theta["u12"] + theta["v21"]:
+        mantissa = re.match(r"\[-?([0-9.]+) \+/-", s).group(1)
+        assert len(mantissa.replace(".", "").lstrip("0")) == 12 or set(mantissa) <= {"0", "."}, s
+    refs = hessian_integrals_reference(**C1, s_scale=1, dps=30)
+    with B.precision(cert["prec"]):
+        rows = enclosure_rows(cert["integral_balls"], refs, 30, refs["error"])
+    assert [r["integral"] for r in rows] == list(cert["integrals"])
+    assert [r["integral"] for r in rows] == [f"E[kappa t^{j} gate^{k}]" for j, k in cert["integral_balls"]]
+    assert len({r["integral"] for r in rows}) == len(rows) == 6

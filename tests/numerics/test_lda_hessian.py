@@ -78,3 +78,13 @@ def test_eigenvalues_mp_sorted_by_modulus():
     H = np.array([[2, 0, 0], [0, -0.5, 0], [0, 0, 1e-3]], dtype=object)
     eigs = eigenvalues_mp(H, 30)
     assert [float(e) for e in eigs] == [1e-3, -0.5, 2.0]
+
+
+def test_projected_rule_tolerance_has_its_floor_of_1e3_eps_at_small_scales():
+    """lda_hessian.py:57 (a survivor of the library run on 86ed141): the tolerance is 10 (rule differences) +
+    1e3 eps max(1, scale), so never below 1e3 eps, also where the risk and its derivatives are all below 1 (small
+    means and covariance) -- there a floor of max(0.5, scale) would halve it."""
+    P = N.LDAProblem.from_params({"m1": ["0.2"], "m_1": ["-0.1"], "Gamma": [["0.1"]], "pi_plus": "0.3"})
+    rows = projected_vs_full_rule(P, np.random.default_rng(0))["points"]
+    eps = np.finfo(float).eps
+    assert all(1e3 * eps <= r["tolerance"] < 1e3 * eps + 1e-13 for r in rows), rows
