@@ -180,7 +180,8 @@ def _from_other(x, where: str) -> Fraction:
             raise InputError(f"{where}: non-finite number {x}")
         if x and not LIMITS.min_exponent * 3.33 <= mpm.mag(x) <= (LIMITS.max_exponent + 1) * 3.33:
             raise _range_error(where, mpm.nstr(x, 5), "is out of range")
-        man, exp = x.man_exp
+        man, exp = x.man_exp  # the mantissa without its sign
+        man = -man if x < 0 else man
         return _bounded_fraction(Fraction(int(man)) * Fraction(2) ** int(exp), where, mpm.nstr(x, 5))
     try:
         import numpy as np

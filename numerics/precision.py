@@ -77,8 +77,8 @@ def to_fraction(x) -> Fraction:
     if isinstance(x, mpm.mpf):
         if not mpm.isfinite(x):
             raise ValueError(f"non-finite number {x}")
-        man, exp = x.man_exp
-        return Fraction(int(man)) * (Fraction(2) ** int(exp))
+        man, exp = x.man_exp  # the mantissa without its sign
+        return (-1 if x < 0 else 1) * Fraction(int(man)) * (Fraction(2) ** int(exp))
     if getattr(x, "is_Rational", False):  # SymPy Integer / Rational
         return Fraction(int(x.p), int(x.q))
     if _is_numpy_number(x):

@@ -88,3 +88,43 @@ def test_a_parsed_document_is_held_to_the_depth_limit_for_arrays_and_objects():
         check_json_bounds(nest(32, kind), "cfg.json")
         with pytest.raises(InputError, match=rf"cfg.json: {path}: nested deeper than the limit of 32 levels"):
             check_json_bounds(nest(33, kind), "cfg.json")
+
+
+def test_mpmath_and_numpy_numbers_are_read_at_their_exact_value_and_held_to_the_range():
+    """parse_number's mpmath and numpy paths (lines no test or claim ran): an mpf is its exact binary value
+    (mantissa x 2^exponent), a numpy scalar the value of its Python counterpart; non-finite and out-of-range
+    values are InputErrors naming ``where``."""
+    import mpmath as mpm
+    import numpy as np
+
+    assert parse_number(mpm.mpf("0.375")) == Fraction(3, 8) and parse_number(mpm.mpf(0)) == 0
+    assert parse_number(mpm.mpf(-5)) == -5
+    with mpm.workdps(40):
+        tenth = parse_number(mpm.mpf("0.1"))
+    assert tenth != Fraction(1, 10) and abs(tenth - Fraction(1, 10)) < Fraction(1, 10 ** 39)
+    assert tenth.denominator & (tenth.denominator - 1) == 0  # a power of two
+    for bad, message in ((mpm.mpf("inf"), "non-finite number"), (mpm.mpf("nan"), "non-finite number"),
+                         (mpm.mpf("1e400"), "out of range"), (mpm.mpf("1e-1200"), "out of range")):
+        with pytest.raises(InputError, match=f"^q: .*{message}"):
+            parse_number(bad, "q")
+    assert parse_number(mpm.mpf("1e300")) == Fraction(int(mpm.mpf("1e300")))
+    assert parse_number(np.int64(-3)) == -3 and type(parse_number(np.int64(-3))) is Fraction
+    assert parse_number(np.float64(0.5)) == Fraction(1, 2)
+    assert parse_number(np.float32(0.1)) == Fraction(float(np.float32(0.1))) != Fraction(1, 10)
+    with pytest.raises(InputError, match="^w: non-finite number nan"):
+        parse_number(np.float64("nan"), "w")
+    with pytest.raises(InputError, match="^w: expected a number, got complex"):
+        parse_number(1j, "w")
+
+
+def test_a_mixture_given_in_mpmath_numbers_keeps_the_signs_of_its_entries():
+    """mpf.man_exp is the mantissa without its sign: read as the value, a negative mpf lost its sign, so a mixture
+    given in mpmath numbers had its negative means and covariances flipped, silently."""
+    import mpmath as mpm
+
+    from softmix.numerics.mixture import GaussianMixture
+
+    g = GaussianMixture.from_json_obj({"weights": [mpm.mpf(1)], "means": [[mpm.mpf(-1), mpm.mpf("-0.5")]],
+                                       "covariances": [[[mpm.mpf(2), mpm.mpf("-0.5")], [mpm.mpf("-0.5"), 1]]]})
+    assert g.means == ((Fraction(-1), Fraction(-1, 2)),)
+    assert g.covariances[0][0][1] == g.covariances[0][1][0] == Fraction(-1, 2)

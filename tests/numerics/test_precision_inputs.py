@@ -118,3 +118,19 @@ def test_inexact_floats_scans_nested_values():
     assert inexact_floats([[0.5, 0.1], np.array([0.25, 1 / 3])], "x") == ["x[0][1] = 0.1",
                                                                           "x[1][1] = 0.3333333333333333"]
     assert inexact_floats(np.arange(3), "n") == [] and inexact_floats(mpm.matrix([0.1]), "m") == []
+
+
+def test_to_fraction_reads_mpmath_sympy_and_numpy_numbers_exactly():
+    """to_fraction's mpf, SymPy and numpy paths (lines no test or claim ran): exact values, a non-finite mpf
+    refused."""
+    import sympy as sp
+
+    assert to_fraction(mpm.mpf("0.375")) == Fraction(3, 8) and to_fraction(mpm.mpf(-7)) == -7
+    with mpm.workdps(40):
+        tenth = to_fraction(mpm.mpf("0.1"))
+    assert abs(tenth - Fraction(1, 10)) < Fraction(1, 10 ** 39) and tenth != Fraction(1, 10)
+    with pytest.raises(ValueError, match="non-finite number"):
+        to_fraction(mpm.mpf("-inf"))
+    assert to_fraction(sp.Rational(-2, 3)) == Fraction(-2, 3) and to_fraction(sp.Integer(5)) == 5
+    assert to_fraction(np.int32(4)) == 4 and to_fraction(np.float64(0.25)) == Fraction(1, 4)
+    assert to_fraction("3/-4") == Fraction(-3, 4) and to_fraction(" 2.5 / 5 ") == Fraction(1, 2)
