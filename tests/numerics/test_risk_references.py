@@ -112,3 +112,22 @@ def test_denoiser_heads_are_past_the_threshold():
                                         where="test")
     mix, heads = RR.denoiser_heads(task)
     assert len(heads) == 2 and RK.threshold_info(mix, heads, mix)["lambda"] >= 1
+
+
+def test_a_point_mass_query_component_is_read_at_its_mean():
+    """A query component with zero covariance (a point mass: no quadrature direction) enters the average as the
+    per-query parts at its mean, weighted by its weight -- against the closed form, and against the parts at the
+    mean by hand (a branch of the rule no test ran before)."""
+    g, heads, _q, t = _setup()
+    point = {"weights": ["0.6", "0.4"], "means": QUERIES["means"],
+             "covariances": [QUERIES["covariances"][0], [["0"] * 3] * 3]}
+    q = GaussianMixture.from_json_obj(point)
+    quad = RR.query_average_by_quadrature(g, heads, t, q)
+    cf = RK.averaged_risk(g, heads, q, t)
+    assert quad["converged"]
+    only = RR.query_average_by_quadrature(g, heads, t, GaussianMixture.from_json_obj(
+        {"weights": ["1"], "means": QUERIES["means"][:1], "covariances": QUERIES["covariances"][:1]}))
+    at_mean = RK.risk_constants(g, heads, t, np.array([[0.6, -0.4, 0.0]]))
+    for k in RR.PARTS:
+        assert quad["values"][k] == pytest.approx(float(cf[k]), rel=1e-9, abs=1e-9)
+        assert quad["values"][k] == pytest.approx(0.6 * only["values"][k] + 0.4 * float(at_mean[k][0]), rel=1e-12)
