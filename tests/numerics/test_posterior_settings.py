@@ -256,3 +256,36 @@ def test_example_setting_files_load():
     root = Path(__file__).resolve().parents[2] / "examples" / "settings"
     kinds = {setting_from_json(load_json_file(p), where=p.name).kind for p in sorted(root.glob("*.json"))}
     assert kinds == {"icl_regression", "denoising"}
+
+
+def test_posterior_noise_as_variances_a_matrix_or_a_scalar_and_queries_of_the_wrong_dimension():
+    """posterior_mean_mp reads a list of numbers as the variances of a diagonal noise covariance, the same as the
+    matrix; a scalar is v I.  Queries of the wrong dimension are InputErrors naming both dimensions (branches
+    no test or claim ran)."""
+    clean = GaussianMixture.from_values(["0.4", "0.6"], [["1", "-0.5"], ["-0.3", "0.8"]],
+                                        [[["0.5", "0.1"], ["0.1", "0.4"]], [["0.2", "0"], ["0", "0.7"]]])
+    z = ["0.3", "-1.1"]
+    diag = posterior_mean_mp(clean, ["0.3", "0.9"], z, dps=30)
+    full = posterior_mean_mp(clean, [["0.3", "0"], ["0", "0.9"]], z, dps=30)
+    assert all(abs(a - b) < mpm.mpf(10) ** -28 for a, b in zip(diag, full))
+    iso = posterior_mean_mp(clean, "0.3", z, dps=30)
+    iso_full = posterior_mean_mp(clean, [["0.3", "0"], ["0", "0.3"]], z, dps=30)
+    assert all(abs(a - b) < mpm.mpf(10) ** -28 for a, b in zip(iso, iso_full))
+    assert max(abs(a - b) for a, b in zip(diag, iso)) > 1e-3  # the second variance matters
+    f64 = posterior_mean(clean, np.diag([0.3, 0.9]), np.array([[0.3, -1.1]]))[0]
+    assert np.allclose(f64, [float(v) for v in diag], rtol=1e-12, atol=1e-14)
+    with pytest.raises(InputError, match="queries must have dimension 2, got 3"):
+        posterior_mean(clean, 0.3, [[0.1, 0.2, 0.3]])
+    with pytest.raises(InputError, match="query must have dimension 2, got 1"):
+        posterior_mean_mp(clean, "0.3", ["0.1"])
+
+
+def test_denoising_setting_refuses_a_mixture_without_heads_and_heads_of_the_wrong_output():
+    with pytest.raises(InputError, match="heads are required unless the two-component task"):
+        denoising("1", "2", weights=["0.5", "0.5"], means=[["1", "0"], ["0", "1"]])
+    one_out = [{"U": [["1", "0"], ["0", "1"]], "V": [["1", "0"]]}]  # outputs 1 coordinate, the signal has 2
+    with pytest.raises(InputError, match="heads must output 2 coordinates \\(the clean signal\\), got 1"):
+        denoising("1", "2", weights=["0.5", "0.5"], means=[["1", "0"], ["0", "1"]], heads=one_out)
+    two_out = [{"U": [["1", "0"], ["0", "1"]], "V": [["1", "0"], ["0", "1"]]}]
+    s = denoising("1", "2", weights=["0.5", "0.5"], means=[["1", "0"], ["0", "1"]], heads=two_out)
+    assert len(s.heads) == 1 and s.parameters["weights"] == ["1/2", "1/2"] and s.parameters["heads"] == "given"
