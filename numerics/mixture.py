@@ -173,10 +173,6 @@ class GaussianMixture:
         G = [mpm.matrix([[to_mpf(x) for x in r] for r in C]) for C in self.covariances]
         return w, m, G
 
-    def with_covariances(self, covs) -> "GaussianMixture":
-        new = GaussianMixture.from_values(self.weights, self.means, covs)
-        return replace(new, inexact_floats=self.inexact_floats + new.inexact_floats) if self.inexact_floats else new
-
 
 def _frac_to_str(f: Fraction) -> str:
     if f.denominator == 1:

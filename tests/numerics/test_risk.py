@@ -535,3 +535,23 @@ def test_averaged_draws_exclude_a_pre_asymptotic_tilt_seed_9237():
     assert DR.averaged_effects(base)["tilt"] == pytest.approx(1.26, abs=0.02)
     over = DR.draw_expansion(Context("fp-risk-expansion", "quick", 9237).stream("configuration", 1), dict(base), 1)
     assert over is not None and DR.averaged_effects({**base, **over})["tilt"] <= DR.DRAW_MAX_TILT
+
+
+def test_a_target_read_through_its_protocol_gives_the_linear_targets_constants():
+    """Target.conditional_mean(Z) = Z B^T and conditional_trace(Z) = tr(noise) per query (the protocol every
+    target follows); risk_constants through that protocol (a wrapper with linear = False, so the closed-form B path
+    is not taken) equals the linear target's constants."""
+    mix = GaussianMixture.from_json_obj(MIX)
+    heads, t = RK.parse_heads(HEADS, 3), RK.parse_target(TARGET, 3, 2)
+    Z = np.array([[0.2, -0.4, 0.1], [1.0, 0.3, -0.7]])
+    B = np.array([[0.5, 0, 0.2], [0, 0.3, 1]])
+    assert np.array_equal(t.conditional_mean(Z), Z @ B.T)
+    assert np.allclose(t.conditional_trace(Z), [0.3, 0.3], rtol=0, atol=1e-15)
+
+    class Protocol:
+        linear = False
+        conditional_mean, conditional_trace = t.conditional_mean, t.conditional_trace
+
+    lin, gen = RK.risk_constants(mix, heads, t, Z), RK.risk_constants(mix, heads, Protocol(), Z)
+    for k in ("risk_infinite", "residual"):
+        assert np.allclose(gen[k], lin[k], rtol=1e-13, atol=1e-15), k
