@@ -62,3 +62,19 @@ def test_first_order_reach_is_the_shortest_length_inside_the_rule(m2, c3, c4, L_
     assert r["first_omitted"] == pytest.approx(abs(c4) / (abs(m2) * L_reach**2))
     assert not ER.first_order_reach(m2, c3, c4, [L_reach - 1, 4 * L_reach])["inside"]
     assert all(ER.first_order_reach(m2, c3, c4, [L])["inside"] for L in range(L_reach, 3 * L_reach))
+
+
+def test_the_averaged_tilt_ratio_is_infinite_from_lambda_one_sixth_on():
+    """averaged_tilt_ratio: finite iff lambda* < 1/6 -- at 1/6 and above it is inf over no query (a branch no test
+    or claim ran); just below, a finite positive ratio over the n queries asked for, the same at the same seed."""
+    from softmix.numerics import risk as RK
+
+    tokens = _one_gaussian([0.3, -0.2])
+    heads = RK.parse_heads([{"U": [["0.2", "0"], ["0", "0.1"]], "V": [["1", "0.5"], ["0", "1"]]}], 2)
+    target = RK.parse_target({"B": [["1", "0"], ["0", "1"]]}, 2, 2)
+    queries = GaussianMixture.from_values(["1"], [["0", "0"]], [[["0.5", "0"], ["0", "0.5"]]])
+    for lam in (1 / 6, 0.2, 3.0):
+        assert ER.averaged_tilt_ratio(tokens, heads, target, queries, lam) == {"ratio": math.inf, "queries": 0}
+    below = ER.averaged_tilt_ratio(tokens, heads, target, queries, 0.1, n=512, seed=3)
+    assert 0 < below["ratio"] < math.inf and below["queries"] == 512
+    assert ER.averaged_tilt_ratio(tokens, heads, target, queries, 0.1, n=512, seed=3) == below
