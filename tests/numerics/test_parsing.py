@@ -128,3 +128,19 @@ def test_a_mixture_given_in_mpmath_numbers_keeps_the_signs_of_its_entries():
                                        "covariances": [[[mpm.mpf(2), mpm.mpf("-0.5")], [mpm.mpf("-0.5"), 1]]]})
     assert g.means == ((Fraction(-1), Fraction(-1, 2)),)
     assert g.covariances[0][0][1] == g.covariances[0][1][0] == Fraction(-1, 2)
+
+
+def test_a_json_number_literal_is_held_to_2100_characters_and_named_by_its_line(tmp_path):
+    """docs/input.md: at most 2100 characters in one number, a JSON literal included (the literal check, a path no
+    test ran).  A literal of 1000 significant digits with a zero-padded exponent: at 2100 characters it is read
+    exactly, at 2101 it is refused naming the file and the literal's line."""
+    digits = "1" * 1000
+    short = "0." + digits + "e" + "0" * 1096 + "1"  # 0.11...1 x 10^1, 2100 characters
+    long = "0." + digits + "e" + "0" * 1097 + "1"  # the same value, 2101 characters
+    assert len(short) == 2100 and len(long) == 2101
+    f = tmp_path / "n.json"
+    f.write_text('{"a": [1,\n' + short + "]}")
+    assert load_json_file(f)["a"][1] == Fraction(int(digits), 10 ** 999)
+    f.write_text('{"a": [1,\n' + long + "]}")
+    with pytest.raises(InputError, match=f"^{f}: line 2: .*has 2101 characters, more than 2100"):
+        load_json_file(f)
