@@ -149,3 +149,19 @@ def test_the_refutation_floor_is_ten_to_five_minus_digits_relative_to_the_derive
     assert v == "unproven" and info["tolerance"] == "1.0e-25"
     v, info = Derivation("scaled", "test", 100 * one, 100 + sp.Rational(5, 10**25)).decide(digits=30)
     assert v == "unproven" and info["tolerance"] == "1.0e-23"
+
+
+def test_a_derivation_prints_its_assumptions_and_steps_in_order_and_a_point_that_never_evaluates():
+    """Derivation.pretty (what `softmix show` prints): the name and source, each assumption, each step under its
+    label in order, then the derived and the stated side.  counterexample() where no random point evaluates (a
+    residual that is nan everywhere) reports no point, residual 0 and scale 1, and decide() does not refute."""
+    x, y = sp.symbols("x y", positive=True)
+    d = Derivation(name="toy", source="Eq. (1)", derived=(x + y) ** 2, stated=x**2 + 2 * x * y + y**2,
+                   assumptions=("x > 0", "y > 0"), steps=[("square", (x + y) ** 2), ("expand", sp.expand((x + y) ** 2))])
+    lines = d.pretty().splitlines()
+    assert lines[0] == "toy  [Eq. (1)]" and lines[1:3] == ["  assume: x > 0", "  assume: y > 0"]
+    labels = [ln.strip() for ln in lines if ln.endswith(":") and not ln.startswith("    ")]
+    assert labels == ["square:", "expand:", "derived:", "stated:"]
+    nowhere = Derivation(name="nan", source="", derived=sp.nan * x, stated=sp.Integer(0))
+    assert nowhere.counterexample(seed=1, trials=4) == {"point": {}, "residual": 0, "scale": 1}
+    assert nowhere.decide(seed=1)[0] != "refuted"
