@@ -144,3 +144,13 @@ def test_a_json_number_literal_is_held_to_2100_characters_and_named_by_its_line(
     f.write_text('{"a": [1,\n' + long + "]}")
     with pytest.raises(InputError, match=f"^{f}: line 2: .*has 2101 characters, more than 2100"):
         load_json_file(f)
+
+
+def test_read_matrix_names_its_input_matrix_unless_told_otherwise():
+    from softmix.numerics.mixture import read_matrix
+
+    assert read_matrix([["1", "-1/2"], [0, "0.25"]]) == [[1, Fraction(-1, 2)], [0, Fraction(1, 4)]]
+    with pytest.raises(InputError, match="^matrix: "):
+        read_matrix([[1, 2], [3]])
+    with pytest.raises(InputError, match="^--U: "):
+        read_matrix([[1, 2], [3]], where="--U")

@@ -134,3 +134,16 @@ def test_to_fraction_reads_mpmath_sympy_and_numpy_numbers_exactly():
     assert to_fraction(sp.Rational(-2, 3)) == Fraction(-2, 3) and to_fraction(sp.Integer(5)) == 5
     assert to_fraction(np.int32(4)) == 4 and to_fraction(np.float64(0.25)) == Fraction(1, 4)
     assert to_fraction("3/-4") == Fraction(-3, 4) and to_fraction(" 2.5 / 5 ") == Fraction(1, 2)
+
+
+def test_mp_vector_and_mp_matrix_pass_mpmath_matrices_through_and_read_the_rest_exactly():
+    from softmix.numerics.precision import mp_matrix, mp_vector
+
+    v = mpm.matrix([mpm.mpf(1), mpm.mpf(-2)])
+    assert mp_vector(v) is v
+    with mpm.workdps(40):
+        w = mp_vector(["1/3", Fraction(-2, 7)])
+        assert w.rows == 2 and w.cols == 1 and abs(w[0] - mpm.mpf(1) / 3) < mpm.mpf(10) ** -39
+        assert w[1] == mpm.mpf(-2) / 7
+        M = mp_matrix([["0.1", 2], [Fraction(1, 3), "-1e-3"]])
+        assert (M.rows, M.cols) == (2, 2) and M[1, 1] == mpm.mpf("-0.001") and M[0, 1] == 2

@@ -157,7 +157,8 @@ def test_a_derivation_prints_its_assumptions_and_steps_in_order_and_a_point_that
     residual that is nan everywhere) reports no point, residual 0 and scale 1, and decide() does not refute."""
     x, y = sp.symbols("x y", positive=True)
     d = Derivation(name="toy", source="Eq. (1)", derived=(x + y) ** 2, stated=x**2 + 2 * x * y + y**2,
-                   assumptions=("x > 0", "y > 0"), steps=[("square", (x + y) ** 2), ("expand", sp.expand((x + y) ** 2))])
+                   assumptions=("x > 0", "y > 0"),
+                   steps=[("square", (x + y) ** 2), ("expand", sp.expand((x + y) ** 2))])
     lines = d.pretty().splitlines()
     assert lines[0] == "toy  [Eq. (1)]" and lines[1:3] == ["  assume: x > 0", "  assume: y > 0"]
     labels = [ln.strip() for ln in lines if ln.endswith(":") and not ln.startswith("    ")]
