@@ -8,6 +8,7 @@ import sympy as sp
 
 from softmix.checks.operator import CONTROLS, operator_claim, perturb
 from softmix.checks.runner import run_claim_object
+from softmix.numerics.errors import InputError
 from softmix.theory.mixtures import matrix_symbols, symbolic_mixture, vector_symbols
 
 
@@ -85,3 +86,24 @@ def test_each_perturbation_changes_the_statement(name):
     assert any(abs(sp.N(e.xreplace(point), 30)) > 1e-4 for e in diff), name
     with pytest.raises(KeyError):
         perturb(gated_experts, "no-such-control")
+
+
+def test_a_statement_undefined_in_another_dimension_is_skipped_there_and_refused_in_its_own():
+    """operator.py's dimension guard: a statement that raises a shape error in a dimension other than its own is
+    not decided there (the row says why) and the claim is still decided in its own dimension; the same error in
+    its own dimension is not hidden -- operator_claim refuses the statement, naming the dimension."""
+    def only_2x2(mix, U, V, z):
+        if U.rows != 2:
+            raise sp.ShapeError(f"written for 2 x 2 heads, not {U.rows} x {U.rows}")
+        return gated_experts(mix, U, V, z)
+
+    c = operator_claim("unit-only-2x2", only_2x2, components=2, dim=2, register=False)
+    res = run_claim_object(c, seed=11, overrides={**_cheap(2), "exact_dims": [2, 3]})
+    assert res["verdict"] == "verified", res["evidence"]
+    num = res["evidence"]["numeric"]
+    assert {r["dim"] for r in num["rows"]} == {2}
+    skipped = res["evidence"]["skipped"]
+    assert [s["dim"] for s in skipped] == [3]
+    assert skipped[0]["reason"] == "statement not defined in dimension 3: written for 2 x 2 heads, not 3 x 3"
+    with pytest.raises(InputError, match="failed on the symbolic 2-component family in dimension 3: ShapeError"):
+        operator_claim("unit-only-2x2-in-3", only_2x2, components=2, dim=3, register=False)
