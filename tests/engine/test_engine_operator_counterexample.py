@@ -138,3 +138,22 @@ def test_describe_instance_writes_every_entry_as_an_exact_fraction_string():
     assert got == {"mixture": {"weights": ["1/3", "2/3"], "means": [["1/2", "-1"], ["0", "3"]],
                                "covariances": [[["2", "1/2"], ["1/2", "1"]], [["1", "0"], ["0", "1/4"]]]},
                    "U": [["1", "1/3"], ["0", "2"]], "V": [["-1/5", "0"], ["1", "1"]], "z": ["1/7", "-2"]}
+
+
+def test_the_shrink_keeps_an_entry_where_the_stated_map_cannot_be_evaluated():
+    """A change the stated map cannot be evaluated at (it raises at z = 0) is not a failure the shrink may keep:
+    the counterexample keeps z != 0 and reaches U z = 0 through U instead (operator.py's shrink, a branch no test
+    ran)."""
+
+    def wrong_prior_undefined_at_0(mix, U, V, z):
+        """eq. (2) with the prior weight squared in the gate, undefined at z = 0"""
+        if all(x.is_number and x == 0 for x in z):
+            raise ValueError("no value at z = 0")
+        return wrong_prior(mix, U, V, z)
+
+    c = operator_claim("t-wrong-prior-z0", wrong_prior_undefined_at_0, components=2, dim=1, register=False)
+    r = run_claim_object(c, overrides=SMALL)
+    assert r["verdict"] == "refuted"
+    ce = r["evidence"]["counterexample"]
+    assert Fraction(ce["z"][0]) != 0 and Fraction(ce["U"][0][0]) == 0 and ce["inside_model"] is True
+    assert float(ce["residual"]) > 0
