@@ -160,3 +160,12 @@ def test_a_number_field_feeds_the_weights_whatever_the_order_of_the_kinds():
     view = view_of({"p": "1/3", "m": [[1, 2], [3, -1]]}, ("p", "m"), ("means", "weights"))
     assert view.weights == [Fraction(1, 3), Fraction(2, 3)] and view.weight_slots == [("p", "proportion"), None]
     assert view.means == [[1, 2], [3, -1]] and view.mean_slots == [("m", 0), ("m", 1)]
+
+
+def test_a_field_that_is_no_number_is_not_read_as_a_weight():
+    """A text that parses as no number (or a missing value) has no shape (assumption_views._is_num, a branch no test
+    ran): a weights view refuses it by name, where a number string is read as the proportion p, 1 - p."""
+    for bad in ("abc", None):
+        with pytest.raises(TypeError, match="field 'p' does not hold weights"):
+            view_of({"p": bad}, ("p",), ("weights",))
+    assert view_of({"p": "0.3"}, ("p",), ("weights",)).weights == [Fraction(3, 10), Fraction(7, 10)]
