@@ -240,7 +240,7 @@ class EqualWeights(_Builtin):
         if len(view.weights) < 2:
             return []
         d = min(view.weights) / 3
-        return [view.set_weights([view.weights[0] + d, view.weights[1] - d] + view.weights[2:])]
+        return [view.set_weights([view.weights[0] + d, view.weights[1] - d])]  # the others stay as they are
 
 
 class PiNotHalf(_Builtin):

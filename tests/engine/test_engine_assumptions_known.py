@@ -546,6 +546,9 @@ def test_check_defaults_names_the_claim_and_the_missing_field():
         check_defaults("my-claim", [EqualNorms()], {"x": 1})
     assert str(e.value) == ("claim my-claim: assumption equal-norms: name the parameter field(s) it constrains, "
                             "e.g. EqualNorms('means')")
+    with pytest.raises(ValueError) as e:  # an assumption on two parts suggests its first (engine run on 79d04be)
+        check_defaults("my-claim", [Centred()], {"x": 1})
+    assert str(e.value).endswith("name the parameter field(s) it constrains, e.g. Centred('weights')")
 
 
 def test_below_with_its_own_violate_uses_it_with_the_callers_generator():
