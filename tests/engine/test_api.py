@@ -100,6 +100,23 @@ def test_decide_proves_and_refutes_derivations():
     assert decide([wrong], ctx, digits=40).rows[0]["digits"] == 40
 
 
+def test_decide_searches_at_the_points_of_its_documented_stream():
+    """decide's random points: seed = ctx.stream("symbolic-points", derivation name).integers(0, 10**6) (the same
+    seed for the claim and every control; a survivor of the engine run on 79d04be drew it from another range).
+    The counterexample it reports is decide_one's at that seed, and the claim's seed matters."""
+    from softmix.checks.api import decide_one
+
+    x, y = sp.symbols("x y", real=True)
+    wrong = Derivation("square, cross term dropped", "test", (x + y) ** 2, x**2 + y**2)
+    ctx = Context("unit", "quick", 1)
+    seed = int(ctx.stream("symbolic-points", wrong.name).integers(0, 10**6))
+    row = decide([wrong], ctx).rows[0]
+    status, info = decide_one(wrong, seed)
+    assert row["status"] == status == "refuted" and row["counterexample"] == info["counterexample"]
+    assert decide([wrong], Context("unit", "quick", 1, variant="some-control")).rows[0] == row
+    assert decide([wrong], Context("unit", "quick", 2)).rows[0]["counterexample"] != row["counterexample"]
+
+
 # ---- the decorator ---------------------------------------------------------------------------
 @dataclass
 class _Sq:
