@@ -252,3 +252,16 @@ def test_the_reported_theta_star_has_12_digits_and_the_rows_label_their_integral
     assert [r["integral"] for r in rows] == list(cert["integrals"])
     assert [r["integral"] for r in rows] == [f"E[kappa t^{j} gate^{k}]" for j, k in cert["integral_balls"]]
     assert len({r["integral"] for r in rows}) == len(rows) == 6
+
+
+def test_an_irrational_m_is_covered_from_a_dyadic_upper_endpoint():
+    """M^2 = 2 (m1 = (1, 1), Gamma = I): M is irrational, so the boxes of the monotonicity cover start from the
+    exact dyadic upper endpoint of M's ball (a branch no test or claim ran): they tile [-Mup, Mup] in 8 equal
+    boxes, Mup a dyadic rational just above sqrt(2), and the certificate holds."""
+    cert = coercivity_certificate(2, [1, 1], "identity", np.random.default_rng(0))
+    assert cert["ok"] and cert["M^2"] == "2"
+    boxes = [[Fraction(a), Fraction(b)] for a, b in (r["box"] for r in cert["monotonicity"]["boxes"])]
+    mup = boxes[-1][1]
+    assert len(boxes) == 8 and boxes[0][0] == -mup and all(b[1] == c[0] for b, c in zip(boxes, boxes[1:]))
+    assert all(b - a == mup / 4 for a, b in boxes)
+    assert mup.denominator & (mup.denominator - 1) == 0 and mup * mup > 2 and mup * mup - 2 < Fraction(1, 10**25)
