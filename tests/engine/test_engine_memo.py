@@ -137,3 +137,25 @@ def test_no_module_level_memo_outside_the_one_memo():
              if p.name != "memo.py"]
     found = [m for p in files for m in _module_memos(p)]
     assert not found, found
+
+
+def test_a_value_made_meanwhile_by_another_thread_is_kept_and_returned_to_both():
+    """Two threads ask for one key; the factory runs outside the lock, so both may run it.  The value stored first
+    is kept, and the slower thread gets that value, not its own (memo.py's race branch, which no test ran)."""
+    import threading
+
+    m = memo.Memo()
+    started, release, out = threading.Event(), threading.Event(), []
+
+    def slow():
+        started.set()
+        release.wait(10)
+        return "slow"
+
+    t = threading.Thread(target=lambda: out.append(m.get("k", slow)))
+    t.start()
+    assert started.wait(10)
+    assert m.get("k", lambda: "fast") == "fast"  # stored while the slow factory still runs
+    release.set()
+    t.join(10)
+    assert out == ["fast"] and m.get("k", lambda: "again") == "fast" and len(m) == 1 and m.misses == 2
