@@ -14,7 +14,7 @@ import sympy as sp
 
 from .derivation import Derivation
 
-__all__ = ["GaussianIntegrals", "gaussian_integrals", "generic_jet", "perturbed", "perturbed_all", "fn_of", "sigma",
+__all__ = ["GaussianIntegrals", "gaussian_integrals", "generic_jet", "perturbed", "perturbed_all", "sigma",
            "softplus", "logistic_loss"]
 
 
@@ -71,11 +71,6 @@ class GaussianIntegrals:
 def gaussian_integrals() -> GaussianIntegrals:
     """A fresh :class:`GaussianIntegrals` (the two integrals take about a second)."""
     return GaussianIntegrals()
-
-
-def fn_of(name: str, *args):
-    """An undefined real function ``name(*args)`` (a generic smooth map)."""
-    return sp.Function(name, real=True)(*args)
 
 
 def generic_jet(variables, name: str = "c"):
