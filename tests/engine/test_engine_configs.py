@@ -98,6 +98,9 @@ def test_spd_is_symmetric_psd_of_the_asked_rank_and_not_isotropic(D, r):
             if len(spectrum) > 1:
                 assert np.min(np.diff(spectrum)) >= 0.05 - 1e-12  # distinct eigenvalues: never isotropic
             assert any(Mf[i][j] != 0 for i in range(D) for j in range(D) if i != j)  # never diagonal
+        # L L^T with L in tenths: short decimals in hundredths, never fractions (a survivor of the engine run on
+        # 79d04be drew L in twentieths)
+        assert all("/" not in x and (F(x) * 100).denominator == 1 for row in M for x in row), M
         if r is None:
             assert np.linalg.eigvalsh(np.array([[float(x) for x in row] for row in M])).min() >= 0.03 - 1e-12
 
