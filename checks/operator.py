@@ -368,7 +368,8 @@ def _counterexample(ctx, head, stated, spec, failing, p, kept) -> dict:
 def _symbolic_counterexample(sym) -> dict | None:
     for r in sym.rows:
         if r.get("status") == "refuted" and r.get("counterexample"):
-            out = {"source": "symbolic", "point": r["counterexample"], "inside_model": r.get("inside_model", True)}
+            # classify_refutations labelled every refuted row of the claim: a missing label is an engine fault
+            out = {"source": "symbolic", "point": r["counterexample"], "inside_model": r["inside_model"]}
             if r.get("outside_model_reason"):
                 out["outside_model_reason"] = r["outside_model_reason"]
             return out
