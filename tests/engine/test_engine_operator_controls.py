@@ -107,3 +107,27 @@ def test_a_statement_undefined_in_another_dimension_is_skipped_there_and_refused
     assert skipped[0]["reason"] == "statement not defined in dimension 3: written for 2 x 2 heads, not 3 x 3"
     with pytest.raises(InputError, match="failed on the symbolic 2-component family in dimension 3: ShapeError"):
         operator_claim("unit-only-2x2-in-3", only_2x2, components=2, dim=3, register=False)
+
+
+def test_the_documented_parameters_of_an_operator_claim_are_its_defaults():
+    """docs/writing-claims.md's parameter table of operator claims, read from the page (a default that drifts
+    from it is seen here; operator.py:389, a survivor of the engine run on 79d04be, changed the shrink budget)."""
+    import dataclasses
+    import pathlib
+    import re
+
+    page = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "writing-claims.md").read_text()
+    table = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", page, flags=re.M))
+    for D in (1, 2, 3):
+        c = operator_claim(f"unit-params-{D}", gated_experts, components=2, dim=D, register=False)
+        got = {f.name: (f.default if f.default is not dataclasses.MISSING else f.default_factory())
+               for f in dataclasses.fields(c.params_type)}
+        assert set(got) == {"quadrature_dims", "exact_dims", "instances", "dps", "nodes", "shrink_budget"}
+        for name in ("instances", "dps", "nodes", "shrink_budget"):
+            assert str(got[name]) == table[name].strip(), name
+        assert got["quadrature_dims"] == ([D] if D <= 2 else []) and got["exact_dims"] == [D, D + 2]
+    assert table["quadrature_dims"].strip() == "`[dim]` when `dim <= 2`, else `[]`"
+    assert table["exact_dims"].strip() == "`[dim, dim + 2]`; `[dim]` with a fixed `U` or `V`"
+    fixed = operator_claim("unit-params-fixed", gated_experts, components=2, dim=2, register=False,
+                           U=sp.Matrix([[1, 2], [0, 1]]))
+    assert [f.default_factory() for f in dataclasses.fields(fixed.params_type) if f.name == "exact_dims"] == [[2]]
