@@ -302,7 +302,7 @@ def u_lambda_certificate(lam, prec: int = 128, n_init: int = 8, power: int = 2) 
                 "H_positive_on": {"interval": [str(d0), str(rq - eta)], **cover_evidence(left)},
                 "H_decreasing_near_root": {"interval": [str(rq - eta), str(rq + eta)], "certified": "H' < 0",
                                            **cover_evidence(near)},
-                "H_negative_on": {"interval": [str(min(rq + eta, Fraction(1))), "1"], **cover_evidence(right)},
+                "H_negative_on": {"interval": [str(rq + eta), "1"], **cover_evidence(right)},
                 "tail": "u >= 1: tanh(lambda^2 u) < 1 <= u", "uniqueness_and_existence_certified": status,
                 "_lo": lo, "_hi": hi, "_covers": {"left": (left["boxes"], +1), "right": (right["boxes"], -1)},
                 "_derivative_cover": (near["boxes"], -1),

@@ -200,12 +200,12 @@ def test_the_cover_of_h_prime_near_the_root_encloses_h_prime():
 
 def test_u_lambda_close_to_1_needs_no_cover_right_of_the_root():
     """At lambda = 2 (u_lambda = 0.99933...) and 3 (0.99999997) the cover of H' near the root reaches past 1, so no
-    cover of H < 0 is built right of it and the interval left for one is empty ([1, 1]), never [r + eta, 1] with
-    r + eta > 1; the certificate still holds."""
+    cover of H < 0 is built right of it: the piece [r + eta, 1] left for one is empty (r + eta > 1) and starts where
+    the near-root piece ends, so the pieces still chain from 0 to 1 (what the claim's bookkeeping decides)."""
     for lam in ("2", "3"):
         cert = u_lambda_certificate(lam, prec=128)
         assert cert["uniqueness_and_existence_certified"] and cert["_covers"]["right"] == ([], -1)
-        assert cert["H_negative_on"]["interval"] == ["1", "1"] and cert["H_negative_on"]["n_boxes"] == 0
-        near = cert["H_decreasing_near_root"]["interval"]
+        near, neg = cert["H_decreasing_near_root"]["interval"], cert["H_negative_on"]["interval"]
+        assert neg[1] == "1" and Fraction(neg[0]) > 1 and neg[0] == near[1] and cert["H_negative_on"]["n_boxes"] == 0
         assert Fraction(near[0]) < cert["_lo"] < cert["_hi"] < 1 < Fraction(near[1])
     assert Fraction(u_lambda_certificate("6/5")["H_negative_on"]["interval"][0]) < 1
