@@ -187,6 +187,38 @@ def _resolve(mod, qualname: str):
     return owner, obj
 
 
+#: the global through which a redirected function reaches its comparing wrapper (see :func:`_redirect`)
+_REDIRECT = "__softmix_diff_wrapper__"
+
+
+def _redirect(fn, make_wrapper):
+    """The comparing wrapper ``make_wrapper(f)`` of the plain function ``fn``, with ``fn`` itself
+    made to call it.
+
+    A function held by reference before the wrapper exists -- passed to a registration call at
+    import, kept in a closure or a table -- is never looked up again in its module, so replacing
+    the module attribute alone leaves those calls uncompared ("function never called").  A
+    module-level function without a closure therefore gets its code replaced by a trampoline that
+    calls the wrapper (found under :data:`_REDIRECT` in the function's own globals), and the
+    wrapper runs a copy ``f`` of the mutated code; ``__wrapped__`` keeps ``inspect.signature`` of
+    ``fn`` what it was.  Any other callable is wrapped as it is (compared through its module
+    attribute only)."""
+    import types
+
+    if not isinstance(fn, types.FunctionType) or fn.__closure__ is not None or _REDIRECT in fn.__globals__:
+        return make_wrapper(fn)
+    inner = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, None)
+    inner.__kwdefaults__ = fn.__kwdefaults__
+    inner.__qualname__, inner.__doc__, inner.__module__ = fn.__qualname__, fn.__doc__, fn.__module__
+    wrapper = make_wrapper(inner)
+    fn.__globals__[_REDIRECT] = wrapper
+    ns: dict = {}
+    exec(f"def trampoline(*args, **kwargs):\n    return {_REDIRECT}(*args, **kwargs)\n", {}, ns)
+    fn.__code__ = ns["trampoline"].__code__
+    fn.__wrapped__ = inner  # type: ignore[attr-defined]
+    return wrapper
+
+
 def _install_diff(module_name: str, path: Path, qualname: str, diff: _Diff) -> str:
     """Shadow ``module_name.qualname`` (already imported) everywhere it is referenced; returns ''
     or why it could not be done."""
@@ -208,11 +240,11 @@ def _install_diff(module_name: str, path: Path, qualname: str, diff: _Diff) -> s
     sys.modules[name_twin] = twin  # dataclasses look their module up in sys.modules
     spec.loader.exec_module(twin)  # type: ignore[union-attr]
     _, clean = _resolve(twin, qualname)
-    wrapper = diff.wrap(mutated, clean)
     name = qualname.split(".")[-1]
     if owner is not mod:  # a method: replace it on its class
-        setattr(owner, name, wrapper)
+        setattr(owner, name, diff.wrap(mutated, clean))
         return ""
+    wrapper = _redirect(mutated, lambda f: diff.wrap(f, clean))
     for m in list(sys.modules.values()):
         if m is None or not getattr(m, "__name__", "").startswith("softmix") or m is twin or m.__name__ == name_twin:
             continue

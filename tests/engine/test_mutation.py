@@ -420,3 +420,29 @@ def test_the_test_map_measures_the_worker_processes_a_test_forks(tmp_path):
     assert by[str(line_str)] == ["tests/test_forks.py::test_forked_here"]
     assert by[str(line_int)] == ["tests/test_forks.py::test_forked_in_a_process"]
     assert tmap["failed"] == []
+
+
+def test_a_function_held_by_reference_is_still_compared():
+    """A step builder handed to ``step_claim`` at import is called through that reference, never
+    through its module: the comparing wrapper must see those calls too (else "function never
+    called" hides an equivalent mutant), and the function's signature stays what it was."""
+    import inspect
+    import types
+
+    from softmix.checks.mutation_driver import _Diff, _redirect
+
+    mod = types.ModuleType("softmix_redirect_demo")
+    exec("def f(x, k=2):\n    return x * k\n", mod.__dict__)
+    held = mod.f
+    call_held = lambda x: held(x)  # noqa: E731 - a reference taken before the wrapper exists
+    clean = lambda x, k=2: x * k  # noqa: E731
+    diff = _Diff()
+    wrapper = _redirect(mod.f, lambda f: diff.wrap(f, clean))
+    assert call_held(3) == 6 and wrapper(5, k=3) == 15 and diff.calls == 2 and diff.compared == 2
+    assert not diff.differed and str(inspect.signature(held)) == "(x, k=2)"
+    bad = _Diff()
+    mod2 = types.ModuleType("softmix_redirect_demo2")
+    exec("def f(x, k=2):\n    return x * k + 1\n", mod2.__dict__)
+    held2 = mod2.f
+    _redirect(mod2.f, lambda f: bad.wrap(f, clean))
+    assert held2(3) == 7 and bad.differed and "mutated 7 vs clean 6" in bad.first
