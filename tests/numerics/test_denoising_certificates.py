@@ -209,3 +209,23 @@ def test_u_lambda_close_to_1_needs_no_cover_right_of_the_root():
         assert neg[1] == "1" and Fraction(neg[0]) > 1 and neg[0] == near[1] and cert["H_negative_on"]["n_boxes"] == 0
         assert Fraction(near[0]) < cert["_lo"] < cert["_hi"] < 1 < Fraction(near[1])
     assert Fraction(u_lambda_certificate("6/5")["H_negative_on"]["interval"][0]) < 1
+
+
+@pytest.mark.parametrize("n_extra", [0, 1, 5])
+def test_cover_evidence_lists_the_first_boxes_and_counts_the_rest(n_extra):
+    """cover_evidence: at most MAX_BOX_ROWS box rows, then one row counting the boxes left out -- none when
+    the cover has exactly MAX_BOX_ROWS boxes (no '0 more boxes' row); the worst box is the one with the
+    lowest bound, the smallest width the narrowest box."""
+    from softmix.numerics.denoising_certificates import MAX_BOX_ROWS, cover_evidence
+
+    n = MAX_BOX_ROWS + n_extra
+    boxes = [(Fraction(i, n), Fraction(i + 1, n) if i else Fraction(1, 2 * n), B.to_arb(Fraction(n + 3 - i, 7)))
+             for i in range(n)]
+    ev = cover_evidence({"status": True, "boxes": boxes})
+    assert ev["status"] is True and ev["n_boxes"] == n
+    assert len(ev["boxes"]) == MAX_BOX_ROWS + (1 if n_extra else 0)
+    assert all("box" in r for r in ev["boxes"][:MAX_BOX_ROWS])
+    if n_extra:
+        assert ev["boxes"][-1] == {"...": f"{n_extra} more boxes"}
+    assert ev["worst_box"]["box"] == [str(Fraction(n - 1, n)), "1"]
+    assert Fraction(ev["smallest_box_width"]) == Fraction(1, 2 * n)

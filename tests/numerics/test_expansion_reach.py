@@ -77,4 +77,6 @@ def test_the_averaged_tilt_ratio_is_infinite_from_lambda_one_sixth_on():
         assert ER.averaged_tilt_ratio(tokens, heads, target, queries, lam) == {"ratio": math.inf, "queries": 0}
     below = ER.averaged_tilt_ratio(tokens, heads, target, queries, 0.1, n=512, seed=3)
     assert 0 < below["ratio"] < math.inf and below["queries"] == 512
+    # the proposal the docstring gives, s^2 = 1 + 1 / (1 - 6 lambda*): finite variance of the weighted estimate
+    assert below["proposal_scale"] ** 2 == pytest.approx(1 + 1 / (1 - 6 * 0.1), rel=1e-15)
     assert ER.averaged_tilt_ratio(tokens, heads, target, queries, 0.1, n=512, seed=3) == below

@@ -37,6 +37,10 @@ def test_weight_moments_of_one_gaussian_in_closed_form():
         assert float(got["rho"][k]) == pytest.approx(rho, rel=1e-13)
         assert np.allclose([float(x) for x in got["e"][k]], rho * (k - 1) * VGa, rtol=1e-13, atol=1e-25)
         assert np.allclose([float(x) for x in got["s"][k]], rho * (dg + (k - 1) ** 2 * VGa**2), rtol=1e-13)
+    # the tilted mean and the moment generating function it is read from: T = V (m + G a), M(a) = e^{a.m + s/2}
+    m = np.array([0.3, -0.2])
+    assert np.allclose([float(x) for x in got["T"]], Vf @ (m + Gf @ a), rtol=1e-13, atol=1e-25)
+    assert float(got["M1"]) == pytest.approx(math.exp(float(a @ m) + s / 2), rel=1e-13)
 
 
 def _two_atom():
