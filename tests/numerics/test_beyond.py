@@ -218,3 +218,20 @@ def test_posterior_mean_values_pinned():
     assert abs(ref[0][0] - math.exp(-0.5) / (1 + math.exp(-0.5))) < 1e-15
     assert abs(NB.posterior_mean(np.array([[0.0], [1.0]]), np.array([0.5, 0.5]), np.array([[0.0]]), 1.0)[0, 0]
                - ref[0][0]) < 1e-15
+
+
+def test_the_trained_regression_head_reports_the_mean_and_standard_error_of_its_fresh_test_losses():
+    """train_finite_prompt_regression: the test risk and its standard error are the sample mean and the sample
+    standard error sqrt(sum (l - mean)^2 / (n - 1) / n) of the losses 1/2 (b T_L - x_q)^2 of the returned (a, b) on
+    the n test prompts drawn after the training ones (replayed here from the same seed)."""
+    L, s2, n_train, n_test = 4, 1.3, 64, 5
+    r = NB.train_finite_prompt_regression(L, s2, n_train, n_test, np.random.default_rng(5))
+    rng, sd = np.random.default_rng(5), np.sqrt(s2)
+    rng.standard_normal((n_train, L)), rng.standard_normal(n_train)
+    xt, xqt = sd * rng.standard_normal((n_test, L)), sd * rng.standard_normal(n_test)
+    losses = [0.5 * (r["b"] * NB.regression_finite_prompt_outputs(r["a"], xt[i:i + 1], xqt[i:i + 1])[0] - xqt[i]) ** 2
+              for i in range(n_test)]
+    mean = sum(losses) / n_test
+    se = (sum((x - mean) ** 2 for x in losses) / (n_test - 1) / n_test) ** 0.5
+    assert r["test_risk"] == pytest.approx(mean, rel=1e-12) and r["test_risk_se"] == pytest.approx(se, rel=1e-12)
+    assert r["L"] == L and r["b_a_Sigma"] == pytest.approx(r["a"] * r["b"] * s2, rel=1e-15)
