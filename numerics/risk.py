@@ -548,6 +548,7 @@ def _mc_average(mix, heads, queries, target, th, n, seed, drop):
     keys = ("K", "variance", "bias_residual", "cross", "risk_infinite")
     est = dict.fromkeys(keys, 0.0)
     var = dict.fromkeys(keys, 0.0)
+    tau2s = []
     if not th["finite"]:
         est["K"] = float("inf")
     for j in range(len(qw)):
@@ -555,6 +556,7 @@ def _mc_average(mix, heads, queries, target, th, n, seed, drop):
         R = psd_sqrt(qS[j])
         lam = max(0.0, lam_j.get(j, 0.0))
         tau2 = 1.0 / (1.0 - 2 * lam) if th["finite"] else 1.0
+        tau2s.append(tau2)
         xi = rng.standard_normal((nj, R.shape[1])) * np.sqrt(tau2)
         lw = 0.5 * R.shape[1] * np.log(tau2) - 0.5 * (xi**2).sum(1) * (1 - 1 / tau2)
         wt = np.exp(lw)
@@ -573,7 +575,8 @@ def _mc_average(mix, heads, queries, target, th, n, seed, drop):
            "bias_residual": est["bias_residual"], "cross": est["cross"],
            "standard_error": {k: float(np.sqrt(var[k])) for k in keys if th["finite"] or k != "K"},
            "queries_sampled": int(sum(max(2, int(round(n * x))) for x in qw)),
-           "importance_sampling": "per query component xi ~ N(0, I / (1 - 2 lambda_j)), weights phi/phi_tau"}
+           "importance_sampling": "per query component xi ~ N(0, I / (1 - 2 lambda_j)), weights phi/phi_tau",
+           "proposal_variance": tau2s}
     if not th["finite"]:
         out.update({"variance": None, "bias_residual": None, "cross": None})
     return out

@@ -555,3 +555,19 @@ def test_a_target_read_through_its_protocol_gives_the_linear_targets_constants()
     lin, gen = RK.risk_constants(mix, heads, t, Z), RK.risk_constants(mix, heads, Protocol(), Z)
     for k in ("risk_infinite", "residual"):
         assert np.allclose(gen[k], lin[k], rtol=1e-13, atol=1e-15), k
+
+
+def test_each_query_component_is_sampled_with_its_own_proposal():
+    """The importance sampling of averaged_risk draws query component j from N(0, tau_j^2 I) in its whitened
+    coordinates with tau_j^2 = 1 / (1 - 2 lambda_j), lambda_j the largest lambda of threshold_info's rows for that
+    component: two query components of different spreads get different proposals, each its own."""
+    mix, heads, t = _setup(MIX)
+    q = GaussianMixture.from_json_obj(QUERIES)
+    th = RK.threshold_info(mix, heads, q)
+    lam = {}
+    for r in th["rows"]:
+        lam[r["query_component"]] = max(lam.get(r["query_component"], 0.0), r["lambda"])
+    assert th["finite"] and len(lam) == 2 and abs(lam[0] - lam[1]) > 1e-3  # the two proposals differ
+    mc = RK.averaged_risk(mix, heads, q, t, n_mc=400, seed=1)
+    assert mc["method"] == "monte-carlo"
+    assert mc["proposal_variance"] == pytest.approx([1 / (1 - 2 * max(0.0, lam[j])) for j in (0, 1)], rel=1e-15)
