@@ -441,8 +441,16 @@ def _make_check(head: Head, stated, Params, dropped: dict, not_built: dict, id, 
     return check
 
 
+#: what every operator claim's two sides are computed from (``softmix show``)
+_INDEPENDENCE = ("derived side: V grad Lambda(U z) differentiated by SymPy from the cumulant generating "
+                 "function of the family; at rational instances, definition (1) by Gauss-Hermite quadrature and "
+                 "the exact gradient of the CGF; stated side: the statement's own function; shared: nothing "
+                 "(the reference never calls the statement's code)")
+
+
 def operator_claim(id, stated, *, components, dim, shared_covariance=False, degenerate=False, title="", source="",
-                   covariance=None, symbols="", U=None, V=None, assume=(), register: bool = True):
+                   covariance=None, symbols="", U=None, V=None, assume=(), section: str = "user",
+                   register: bool = True):
     """Register a claim that ``stated(mix, U, V, z, **symbols)`` equals the softmax attention
     operator ``T_{U,V}[mu](z)`` (eq. (1)) for mixtures with ``components`` components in dimension
     ``dim`` (the module docstring has the ladder and the automatic controls).
@@ -458,7 +466,9 @@ def operator_claim(id, stated, *, components, dim, shared_covariance=False, dege
       ``"antipodal"``, ``"equal-weights"``, ``"centred"``, ``"distinct-means"``,
       ``"pi-not-half"``, ...) or :class:`softmix.checks.assumptions.Assumption` objects with a
       ``family`` (options or a transform ``family(mix) -> mix``).  The family and the instances
-      satisfy them; each gets its control ``without:NAME``.
+      satisfy them; each gets its control ``without:NAME``;
+    * ``section``: the group the claim is listed and configured under (default ``"user"``; another
+      must be declared first with :func:`softmix.checks.registry.register_section`).
 
     Returns the registered :class:`softmix.checks.registry.Claim` (``register=False``: returned, not
     registered; :func:`softmix.checks.runner.run_claim_object` runs it).  A statement that cannot be
@@ -482,7 +492,7 @@ def operator_claim(id, stated, *, components, dim, shared_covariance=False, dege
     statement = (inspect.getdoc(stated) or "").split("\n")[0] or \
         f"T_{{U,V}}[mu](z) = {getattr(stated, '__name__', 'stated')}(mu, U, V, z)"
     claim(id=id, title=title or f"operator statement {id}", source=source or "user statement",
-          controls=controls, section="user", kind="symbolic", statement=statement,
+          controls=controls, section=section, kind="symbolic", statement=statement, independence=_INDEPENDENCE,
           assumptions=prose, params=Params,
           profiles={"full": {"exact_dims": [D] if fixed else [D, D + 1, D + 3], "instances": 2}},
           derivations=lambda: [d for d, _ in _derivations(head, stated, head.spec(), id, source, prose)],

@@ -39,7 +39,7 @@ _d("Theorem 3.6", "thm-3.6")
 _d("Theorem 4.1", "thm-4.1", "prop-c.4", "cert-thm-4.1-linear-gap")
 _d("Remark 4.2", "remark-4.2", "prop-c.3")
 _d("Proposition 4.3", "prop-4.3", "cert-prop-4.3-u-lambda", "cert-prop-4.3-contraction")
-_d("Proposition 4.4", "prop-4.4")
+_d("Proposition 4.4", "prop-4.4", "prop-4.4-head")
 
 # ---- Appendix A ------------------------------------------------------------------------------------
 _d("Proposition A.1", "prop-a.1")

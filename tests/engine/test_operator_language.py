@@ -145,3 +145,30 @@ def test_show_lists_assumptions_and_their_controls():
     r = _proc("show", "--plugin", str(PROP4), "smart-2025-prop4", "--no-derivation")
     assert r.returncode == 0 and "equal-norms: the means have equal Euclidean norms" in r.stdout
     assert "assumption-dropped control without:equal-norms" in r.stdout and "transposed-U" not in r.stdout
+
+
+def test_an_operator_claim_is_listed_under_the_section_it_names_and_an_unknown_one_is_refused(tmp_path):
+    """``operator_claim(section=...)``: the paper library files its operator statements under its own sections
+    (prop-4.4-head under denoising); a user's default is "user"; an undeclared section stops the plugin with one
+    line, exit 2, before any claim runs."""
+    import sympy as sp
+
+    import softmix
+    from softmix.checks.registry import REGISTRY, load_all
+
+    def one(mix, U, V, z):
+        """T = V (m + G U z) (one component)"""
+        return V * (mix.means[0] + mix.covariances[0] * U * z)
+
+    assert softmix.operator_claim("t-sec-1", one, components=1, dim=2, register=False).section == "user"
+    assert softmix.operator_claim("t-sec-2", one, components=1, dim=2, section="denoising",
+                                  register=False).section == "denoising"
+    load_all(())
+    assert REGISTRY["prop-4.4-head"].section == "denoising" and "cumulant" in REGISTRY["prop-4.4-head"].independence
+    assert sp.Symbol("xi", positive=True) in REGISTRY["prop-4.4-head"].derivations()[0].derived.free_symbols
+    bad = tmp_path / "bad_section.py"
+    bad.write_text("import softmix\n\n\ndef f(mix, U, V, z):\n    \"\"\"T = V (m + G U z)\"\"\"\n"
+                   "    return V * (mix.means[0] + mix.covariances[0] * U * z)\n\n\n"
+                   "softmix.operator_claim('t-bad-section', f, components=1, dim=2, section='nope')\n")
+    r = _proc("verify", "--plugin", str(bad), timeout=300)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "unknown section 'nope'" in r.stderr
