@@ -211,14 +211,20 @@ def _declare(id, components, dim, shared_covariance, degenerate, covariance, sym
 
 def _probe(head: Head, stated, id, drop=None) -> sp.Matrix:
     where = f"operator_claim {id}"
+    what = f" without the assumption {drop.name}" if drop is not None else ""
     try:
         spec = head.spec(drop)
         mix, U, V, z, syms = head.symbolic(spec)
+    except InputError:
+        raise
+    except Exception as e:  # the family's own check, a transform, or U / V: not the statement
+        raise InputError(f"{where}: the symbolic {head.K}-component family in dimension {head.D}{what} (with its U "
+                         f"and V) could not be built: {type(e).__name__}: {e}") from None
+    try:
         return _call(stated, mix, U, V, z, where, syms)
     except InputError:
         raise
     except Exception as e:
-        what = f" without the assumption {drop.name}" if drop is not None else ""
         raise InputError(f"{where}: stated(mix, U, V, z) failed on the symbolic {head.K}-component family in dimension "
                          f"{head.D}{what}: {type(e).__name__}: {e}") from None
 

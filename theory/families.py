@@ -25,7 +25,7 @@ import sympy as sp
 
 from .mixtures import SymbolicMixture, matrix_symbols, vector_symbols
 
-__all__ = ["COVARIANCES", "MEANS", "WEIGHTS", "stereographic", "structured_mixture"]
+__all__ = ["COVARIANCES", "MEANS", "WEIGHTS", "stereographic", "structured_mixture", "promise_broken"]
 
 COVARIANCES = ("general", "shared", "isotropic", "shared-isotropic", "diagonal")
 MEANS = ("generic", "equal-norms", "antipodal", "coincident")
@@ -113,4 +113,55 @@ def structured_mixture(K: int, D: int, covariance: str = "general", means: str =
         elif not (means == "antipodal" and weights == "equal"):
             raise ValueError(f"a centred mixture with {means} means is only built for two antipodal means "
                              "of equal weights")
-    return SymbolicMixture(ws, ms, covs, variances=variances, radius=radius)
+    mix = SymbolicMixture(ws, ms, covs, variances=variances, radius=radius)
+    broken = promise_broken(mix, K, D, covariance, means, weights, centred)
+    if broken:
+        raise RuntimeError(f"structured_mixture({K}, {D}, {covariance!r}, {means!r}, {weights!r}, centred={centred}): "
+                           f"the family breaks its own structure: {broken}")
+    return mix
+
+
+def _zero(x) -> bool:
+    return sp.cancel(sp.together(x)) == 0
+
+
+def promise_broken(mix: SymbolicMixture, K: int, D: int, covariance: str = "general", means: str = "generic",
+                   weights: str = "generic", centred: bool = False) -> str:
+    """'' when the symbolic mixture has the structure it is built for, else what it breaks (exact: rational
+    functions of the family's symbols cancelled to 0).  :func:`structured_mixture` checks every family it
+    returns, so a statement is never decided on a family without the property its assumptions promise.
+
+    >>> promise_broken(structured_mixture(2, 2, "shared-isotropic", "equal-norms"), 2, 2, "shared-isotropic",
+    ...                "equal-norms")
+    ''
+    >>> promise_broken(structured_mixture(2, 2), 2, 2, means="equal-norms")
+    'means 1 and 2 of unequal norms'
+    """
+    ws, ms, gs = list(mix.weights), list(mix.means), list(mix.covariances)
+    if not (len(ws) == len(ms) == len(gs) == K):
+        return f"{len(ws)} weights, {len(ms)} means, {len(gs)} covariances for {K} components"
+    if any(m.shape != (D, 1) for m in ms) or any(g.shape != (D, D) or g != g.T for g in gs):
+        return f"a mean that is no {D} x 1 column or a covariance that is no symmetric {D} x {D} matrix"
+    vs = mix.variances
+    if covariance in ("isotropic", "shared-isotropic") and (
+            vs is None or len(vs) != K or any(g != v * sp.eye(D) for g, v in zip(gs, vs))):
+        return "a covariance that is not its variance times I"
+    if covariance in ("shared", "shared-isotropic") and any(g != gs[0] for g in gs):
+        return "covariances that are not one shared covariance"
+    if covariance == "diagonal" and any(g[i, j] != 0 for g in gs for i in range(D) for j in range(D) if i != j):
+        return "a covariance that is not diagonal"
+    if means == "equal-norms":
+        for k in range(1, K):
+            if not _zero((ms[k].T * ms[k])[0] - (ms[0].T * ms[0])[0]):
+                return f"means 1 and {k + 1} of unequal norms"
+        if mix.radius is not None and not _zero((ms[0].T * ms[0])[0] - mix.radius**2):
+            return "a mean whose norm is not the radius"
+    if means == "antipodal" and (K != 2 or any(x != 0 for x in ms[0] + ms[1])):
+        return "means that are not m and -m"
+    if means == "coincident" and any(m != ms[0] for m in ms):
+        return "means that do not coincide"
+    if weights == "equal" and any(w != sp.Rational(1, K) for w in ws):
+        return f"weights that are not 1/{K}"
+    if centred and any(not _zero(x) for x in sum((w * m for w, m in zip(ws, ms)), sp.zeros(D, 1))):
+        return "a mixture whose weighted mean is not 0"
+    return ""

@@ -131,3 +131,14 @@ def test_the_documented_parameters_of_an_operator_claim_are_its_defaults():
     fixed = operator_claim("unit-params-fixed", gated_experts, components=2, dim=2, register=False,
                            U=sp.Matrix([[1, 2], [0, 1]]))
     assert [f.default_factory() for f in dataclasses.fields(fixed.params_type) if f.name == "exact_dims"] == [[2]]
+
+
+def test_a_family_that_cannot_be_built_is_not_blamed_on_the_statement():
+    """A U (or V, or a family transform) that raises while the symbolic family is built is refused at
+    registration as the family's failure, not as "stated(mix, U, V, z) failed"."""
+    def bad_U(mix):
+        raise ZeroDivisionError("no inverse here")
+
+    with pytest.raises(InputError, match=r"family in dimension 2 \(with its U and V\) could not be built: "
+                                         "ZeroDivisionError: no inverse here"):
+        operator_claim("unit-bad-U", gated_experts, components=2, dim=2, U=bad_U, register=False)

@@ -86,3 +86,34 @@ def test_structures_not_built_raise_naming_them(kwargs, match, names):
     with pytest.raises(ValueError, match=match) as e:
         structured_mixture(args.pop("K"), args.pop("D"), **args)
     assert str(e.value).endswith(f"(one of {', '.join(names)})") if names else "one of" not in str(e.value)
+
+
+@pytest.mark.parametrize("cov", COVARIANCES)
+@pytest.mark.parametrize("means", MEANS)
+@pytest.mark.parametrize("weights", WEIGHTS)
+def test_every_family_built_keeps_its_promise_and_a_broken_one_is_named(cov, means, weights):
+    """promise_broken is '' on every family structured_mixture builds (it checks each one it returns), and names
+    what a family breaks once one of its pieces is replaced by a generic one."""
+    from softmix.theory.families import promise_broken
+    from softmix.theory.mixtures import SymbolicMixture, vector_symbols
+
+    K = 2
+    mix = structured_mixture(K, 2, cov, means, weights)
+    assert promise_broken(mix, K, 2, cov, means, weights) == ""
+    other = vector_symbols("q", 2)
+    if means != "generic":  # the second mean replaced by a free one
+        bad = SymbolicMixture(mix.weights, [mix.means[0], other], mix.covariances, variances=mix.variances,
+                              radius=mix.radius)
+        assert promise_broken(bad, K, 2, cov, means, weights) != ""
+    if weights == "equal":
+        bad = SymbolicMixture([sp.Rational(1, 3), sp.Rational(2, 3)], mix.means, mix.covariances,
+                              variances=mix.variances, radius=mix.radius)
+        assert promise_broken(bad, K, 2, cov, means, weights) == "weights that are not 1/2"
+    if cov != "general":
+        G = sp.Matrix([[1, sp.Symbol("c")], [sp.Symbol("c"), 2]])
+        bad = SymbolicMixture(mix.weights, mix.means, [mix.covariances[0], G], variances=mix.variances,
+                              radius=mix.radius)
+        assert promise_broken(bad, K, 2, cov, means, weights) != ""
+    centred = structured_mixture(K, 2, "general", "generic", weights, centred=True)
+    assert promise_broken(centred, K, 2, centred=True) == ""
+    assert promise_broken(structured_mixture(K, 2), K, 2, centred=True) == "a mixture whose weighted mean is not 0"
