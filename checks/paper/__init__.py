@@ -17,7 +17,8 @@ module per section of the paper, each section's ball-arithmetic certificates bes
 * Section 4 / Appendix C: :mod:`.denoising_bayes` (the Bayes denoiser), :mod:`.denoising_two_heads` (two heads,
   Fig. 2), :mod:`.denoising_single_head` (one head), :mod:`.denoising_linear` (the linear-attention gap, Remark 4.2),
   :mod:`.denoising_clustering` (Prop. 4.3, Fig. 3), :mod:`.denoising_residual` (Prop. 4.4),
-  :mod:`.denoising_certificates`; the shared setting in :mod:`.denoising_setting`;
+  :mod:`.denoising_operator` (one-head displays as operator statements), :mod:`.denoising_certificates`; the
+  shared setting in :mod:`.denoising_setting`;
 * :mod:`.statements` -- the paper's 54 numbered statements and the claims that decide each
   (``softmix coverage``).
 * :mod:`.display_ledger` -- the ledger of every displayed formula (``data/displays.toml``,
@@ -45,9 +46,9 @@ MODULES = ("attention", "finite_prompt", "finite_prompt_lln", "finite_prompt_ris
            "finite_prompt_risk_threshold", "finite_prompt_risk_tasks", "finite_prompt_risk_lda", "lda", "lda_bayes",
            "lda_hessian", "lda_critical", "lda_landscape", "lda_dynamics", "lda_figures", "lda_finite_prompt",
            "lda_appendix", "denoising_bayes", "denoising_two_heads", "denoising_single_head", "denoising_linear",
-           "denoising_clustering", "denoising_residual", "query_averaged_rate", "beyond_concentration",
-           "beyond_regression", "beyond_denoising", "lda_certificates", "denoising_certificates",
-           "finite_prompt_certificates", "steps_a_b3", "steps_b4", "steps_b5", "steps_b6_b8",
+           "denoising_clustering", "denoising_residual", "denoising_operator", "query_averaged_rate",
+           "beyond_concentration", "beyond_regression", "beyond_denoising", "lda_certificates",
+           "denoising_certificates", "finite_prompt_certificates", "steps_a_b3", "steps_b4", "steps_b5", "steps_b6_b8",
            "steps_b9_b12", "steps_c")
 
 for _m in MODULES:

@@ -25,7 +25,6 @@ from softmix.theory.denoising_heads import circle_family_facts
 
 from ..api import claim, decide, outcome, part
 from ..montecarlo import finite_prompt_study
-from ..operator import operator_claim
 from ..rules import AlphaFamily, Residual
 from .denoising_setting import SECTION, SOURCE, TaskParams, sym_task, task, violated
 
@@ -144,17 +143,3 @@ def prop_4_4(p: ResidualParams, ctx):
                    part("monte-carlo", [_finite_prompt_row(tf, p, ctx, literal)]),
                    findings=[{**_TYPO, "literal_display_is_undefined": lit}])
 
-
-# ---- the first display of App. C.8, in the language users write their statements in ----------------
-def c8_first_head(mix, U, V, z, xi):
-    """T_{S^-1, a I}[mu_Z](z) = a z + a sum_k beta_k(z) m_k, beta_k the posterior ~ pi_k exp(-||z - m_k||^2 / (2 s)), S = s I, a = xi^2 / s"""  # noqa: E501 (the statement: one line)
-    s = mix.variances[0]  # S = (gamma^2 + xi^2) I
-    e = [p * sp.exp(-((z - m).T * (z - m))[0] / (2 * s)) for p, m in zip(mix.weights, mix.means)]
-    return xi**2 / s * (z + sum((ek / sum(e) * m for ek, m in zip(e, mix.means)), sp.zeros(mix.dim, 1)))
-
-
-operator_claim("prop-4.4-head", c8_first_head, components=2, dim=2, covariance="shared-isotropic", symbols="xi",
-               U=lambda mix, xi: sp.eye(mix.dim) / mix.variances[0],
-               V=lambda mix, xi: xi**2 / mix.variances[0] * sp.eye(mix.dim), assume=("equal-norms",),
-               section=SECTION, source=f"{SOURCE}, Prop. 4.4, App. C.8 first display",
-               title="Prop. 4.4's first head on mu_Z: a z + a times the posterior barycentre (Prop. 2.1, equal norms)")
