@@ -154,7 +154,7 @@ def promise_broken(mix: SymbolicMixture, K: int, D: int, covariance: str = "gene
         for k in range(1, K):
             if not _zero((ms[k].T * ms[k])[0] - (ms[0].T * ms[0])[0]):
                 return f"means 1 and {k + 1} of unequal norms"
-        if mix.radius is not None and not _zero((ms[0].T * ms[0])[0] - mix.radius**2):
+        if mix.radius is not None and not _zero((ms[0].T * ms[0])[0] - sp.sympify(mix.radius) ** 2):
             return "a mean whose norm is not the radius"
     if means == "antipodal" and (K != 2 or any(x != 0 for x in ms[0] + ms[1])):
         return "means that are not m and -m"

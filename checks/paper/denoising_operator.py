@@ -11,6 +11,8 @@ so ``without:equal-norms`` must be refuted.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import sympy as sp
 
 from ..operator import operator_claim
@@ -18,7 +20,8 @@ from .denoising_setting import SECTION, SOURCE
 
 __all__ = ["posterior_barycentre", "c8_first_head", "c2_balanced_head"]
 
-_SETTING = dict(components=2, dim=2, covariance="shared-isotropic", assume=("equal-norms",), section=SECTION)
+_SETTING: dict[str, Any] = dict(components=2, dim=2, covariance="shared-isotropic", assume=("equal-norms",),
+                                section=SECTION)
 
 
 def posterior_barycentre(mix, z):
