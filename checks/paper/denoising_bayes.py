@@ -13,6 +13,8 @@ import sympy as sp
 from softmix.numerics.denoising import DenoisingTask, bayes_denoiser, bayes_denoiser_mp
 from softmix.numerics.denoising_references import rational_queries
 from softmix.numerics.errors import InputError
+from softmix.numerics.mixture import GaussianMixture
+from softmix.numerics.posterior import posterior_mean, posterior_mean_mp
 from softmix.numerics.precision import to_mpf, workdps
 from softmix.theory import denoising as TD
 from softmix.theory.denoising_heads import circle_family_facts
@@ -57,19 +59,32 @@ def _conditioning_rows(t: DenoisingTask, ctx, dropped_offset: bool) -> list:
         der = TD.eq10_stated([p, 1 - p], [m1, m2], g**2 * sp.eye(d), x, z, offset=False)
     else:
         der = TD.bayes_denoiser_conditioning([p, 1 - p], [m1, m2], g**2 * sp.eye(d), x, z)
-    worst, worst_f, scale_f = to_mpf(0), 0.0, 1.0
+    # the general posterior of numerics.posterior (log det S_k and the full quadratic scores, any covariances)
+    # on the clean mixture pi1 N(m1, gamma^2 I) + (1 - pi1) N(m2, gamma^2 I) with noise xi^2 I
+    clean = GaussianMixture.from_values([t.pi1, 1 - t.pi1], [list(t.m1), list(t.m2)],
+                                        [[[t.gamma**2 if i == j else 0 for j in range(d)] for i in range(d)]] * 2)
+    worst, worst_f, worst_g, worst_gf, scale_f = to_mpf(0), 0.0, to_mpf(0), 0.0, 1.0
     with workdps(40):
         for q in rational_queries(ctx.stream("queries"), d, 4):
             val = der.subs({z[i]: sp.Rational(q[i].numerator, q[i].denominator) for i in range(d)})
             f = bayes_denoiser_mp(t, q, 40)
             worst = max(worst, max(abs(mpm.mpf(sp.N(val[i], 50)) - f[i]) for i in range(d)))
-            ff = bayes_denoiser(t, np.array([[float(v) for v in q]]))[0]
+            qf = np.array([[float(v) for v in q]])
+            ff = bayes_denoiser(t, qf)[0]
             worst_f = max(worst_f, max(abs(float(ff[i]) - float(f[i])) for i in range(d)))
             scale_f = max(scale_f, max(abs(float(f[i])) for i in range(d)))
+            g = posterior_mean_mp(clean, t.xi**2, q, 40)
+            worst_g = max(worst_g, max(abs(g[i] - mpm.mpf(sp.N(val[i], 50))) for i in range(d)))
+            gf = posterior_mean(clean, float(t.xi**2), qf)[0]
+            worst_gf = max(worst_gf, max(abs(float(gf[i]) - float(f[i])) for i in range(d)))
     return [{"check": "conditioning (SymPy) == eq. (10) (mpmath, 40 digits)",
              **Residual(dps=40).decide(worst, scale=10)},
             {"check": "numerics.denoising.bayes_denoiser (float64) == the 40-digit eq. (10)",
-             **Residual(dps=16, guard=4).decide(worst_f, scale=scale_f)}]
+             **Residual(dps=16, guard=4).decide(worst_f, scale=scale_f)},
+            {"check": "numerics.posterior.posterior_mean_mp (general conditioning, 40 digits) == the conditioning",
+             **Residual(dps=40).decide(worst_g, scale=10)},
+            {"check": "numerics.posterior.posterior_mean (float64) == the 40-digit eq. (10)",
+             **Residual(dps=16, guard=4).decide(worst_gf, scale=scale_f)}]
 
 
 def c1_derivations(offset: bool = True) -> list:
