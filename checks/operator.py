@@ -447,6 +447,11 @@ def _make_check(head: Head, stated, Params, dropped: dict, not_built: dict, id, 
     return check
 
 
+#: how every operator claim chooses its configurations (``softmix show``; a claim says how it draws)
+_DRAWS = ("the symbolic part is over the whole family of the model; the numeric part draws its rational instances "
+          "(per dimension of quadrature_dims and exact_dims, `instances` each) from the run's seed, inside the "
+          "declared model, and the assumption-dropped controls draw instances that break their assumption")
+
 #: what every operator claim's two sides are computed from (``softmix show``)
 _INDEPENDENCE = ("derived side: V grad Lambda(U z) differentiated by SymPy from the cumulant generating "
                  "function of the family; at rational instances, definition (1) by Gauss-Hermite quadrature and "
@@ -499,6 +504,7 @@ def operator_claim(id, stated, *, components, dim, shared_covariance=False, dege
         f"T_{{U,V}}[mu](z) = {getattr(stated, '__name__', 'stated')}(mu, U, V, z)"
     claim(id=id, title=title or f"operator statement {id}", source=source or "user statement",
           controls=controls, section=section, kind="symbolic", statement=statement, independence=_INDEPENDENCE,
+          configurations_note=_DRAWS,
           assumptions=prose, params=Params,
           profiles={"full": {"exact_dims": [D] if fixed else [D, D + 1, D + 3], "instances": 2}},
           derivations=lambda: [d for d, _ in _derivations(head, stated, head.spec(), id, source, prose)],
