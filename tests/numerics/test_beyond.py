@@ -235,3 +235,21 @@ def test_the_trained_regression_head_reports_the_mean_and_standard_error_of_its_
     se = (sum((x - mean) ** 2 for x in losses) / (n_test - 1) / n_test) ** 0.5
     assert r["test_risk"] == pytest.approx(mean, rel=1e-12) and r["test_risk_se"] == pytest.approx(se, rel=1e-12)
     assert r["L"] == L and r["b_a_Sigma"] == pytest.approx(r["a"] * r["b"] * s2, rel=1e-15)
+
+
+def test_the_monte_carlo_average_reports_the_sample_mean_and_its_sample_standard_error():
+    """averaged_constant's Monte Carlo branch (forced by max_points=1): at U = 0 the threshold lambda is 0, so
+    tau^2 = 1 and every importance weight is 1; the value and standard error are then the sample mean and the
+    sample standard error sqrt(sum (v - mean)^2 / (n - 1) / n) of fn at z = S xi, xi ~ N(0, I) drawn from the
+    given generator (replayed here)."""
+    mix = GaussianMixture.from_values(["1"], [["0.2", "-0.1"]], [[["1", "0.3"], ["0.3", "0.8"]]])
+    Sigma, U, V = [[2.0, 0.0], [0.0, 0.5]], [[0.0, 0.0], [0.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]]
+    fn = lambda Z: Z[:, 0] ** 2 + Z[:, 1]  # noqa: E731
+    n = 7
+    out = NB.averaged_constant(mix, Sigma, U, V, max_points=1, mc_samples=n, rng=np.random.default_rng(11), fn=fn)
+    assert out["method"] == "monte-carlo" and out["tau2"] == 1.0 and out["samples"] == n
+    xi = np.random.default_rng(11).standard_normal((n, 2))
+    vals = fn(xi @ np.diag([math.sqrt(2.0), math.sqrt(0.5)]))
+    mean = float(vals.sum() / n)
+    se = math.sqrt(float(((vals - mean) ** 2).sum()) / (n - 1) / n)
+    assert out["value"] == pytest.approx(mean, rel=1e-12) and out["standard_error"] == pytest.approx(se, rel=1e-12)
