@@ -200,7 +200,7 @@ def _enclosures(M2, M, c0, C1, endpoint, lmin, rows):
         if lmin is not None:
             lmm = mpm.mpf(lmin.numerator) / lmin.denominator
             enc.append({"quantity": "C1", "contains": B.ball_contains(C1, c0m * mpm.sqrt(lmm), rad)})
-        c0_mpmath = mpm.nstr(mpm.npdf(Mm) - Mm * mpm.ncdf(-Mm), 30)
+        c0_mpmath = mpm.nstr(c0m, 30)  # the endpoint used, as the c0 ball beside it in the evidence
     stress = [softplus_bounds_check(*case) for case in STRESS_CASES]
     return enc + [_softplus_enclosure(rows[0]), _softplus_enclosure(rows[-1])] + stress, c0_mpmath
 

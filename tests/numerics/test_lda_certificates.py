@@ -34,6 +34,7 @@ def test_c0_pinned_phi1_minus_Phi_minus1():
     with B.precision(cert["prec"]):
         assert cert["C1"].overlaps(arb(mpm.nstr(ref, 35), 1e-33)) and cert["C1"].rad() < 1e-25
     assert cert["ok"] and not cert["counterexample"] and False not in cert["enclosures_ok"]
+    assert float(cert["c0_mpmath"]) == pytest.approx(float(ref), rel=1e-15)  # the mpmath c0 of the endpoint used
 
 
 def test_c0_at_plus_M_pinned_and_softplus_bounds_bracket_mpmath():
@@ -44,6 +45,8 @@ def test_c0_at_plus_M_pinned_and_softplus_bounds_bracket_mpmath():
     # the c0 ball at +M against its own 40-digit reference g(M) = M Phi(M) + phi(M) (lda_coercivity_certificate.py:196,
     # a survivor of the library run on 86ed141: the +M reference was never compared)
     assert False not in cert["enclosures_ok"] and cert["enclosures"]["rows"][1]["quantity"] == "c0 = g(+M)"
+    # the evidence's mpmath c0 is that of the endpoint used, beside its ball (it showed g(-M) at +M before)
+    assert float(cert["c0_mpmath"]) == pytest.approx(float(ref), rel=1e-15)
     for row in cert["sampled_directions"]["rows"][:3]:  # e1-aligned: w^T Y X ~ N(r, r^2)
         rad = float(row["radius"])
         with mpm.workdps(20):

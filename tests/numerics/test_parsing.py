@@ -154,3 +154,24 @@ def test_read_matrix_names_its_input_matrix_unless_told_otherwise():
         read_matrix([[1, 2], [3]])
     with pytest.raises(InputError, match="^--U: "):
         read_matrix([[1, 2], [3]], where="--U")
+
+
+def test_a_refused_number_is_shown_whole_up_to_40_characters_and_an_mpmath_one_at_5_digits():
+    """The one-line refusal quotes the number as given when it has at most 40 characters, else its first 20
+    and last 12 characters and its length; an mpmath number just past 1e301 by its exact value (inside the
+    binary-exponent pre-check) is quoted at 5 significant digits."""
+    import mpmath as mpm
+
+    forty = "1" + "0" * 31 + "e9999999"
+    assert len(forty) == 40
+    with pytest.raises(InputError) as e:
+        parse_number(forty, "w")
+    assert f"number {forty} is out of range" in str(e.value) and "characters)" not in str(e.value)
+    with pytest.raises(InputError) as e:
+        parse_number(forty + "9", "w")
+    assert "(41 characters)" in str(e.value) and f"number {(forty + '9')[:20]}..." in str(e.value)
+    with mpm.workdps(30):
+        big = mpm.mpf("1.23456789e301")
+    with pytest.raises(InputError) as e:
+        parse_number(big, "w")
+    assert "number 1.2346e+301 is out of range" in str(e.value)

@@ -61,3 +61,29 @@ def test_bounds_lie_below_log_rho_at_every_corner_of_their_box():
             for pt in itertools.product(*[[Fraction(lo), Fraction(hi)] for lo, hi in b["box"]]):
                 lr = _log_rho(MIX, [mpm.mpf(x.numerator) / x.denominator for x in pt])
                 assert float(b["bound"].upper()) <= lr, (b["box"], pt, b["log_rho_ge"], lr)
+
+
+def test_the_tilted_weights_lower_bounds_lie_below_the_weights_and_sum_to_at_most_one():
+    """The curvature form weighs lambda_min(G_k) by lower bounds of the tilted weights w_k(x) = pi_k e^(s_k(x)) /
+    sum_j pi_j e^(s_j(x)) over the segment it covers.  On a box of zero width (where the balls are tight) each
+    lower bound must lie below the weight at that point and their sum at most 1 (rho_certificate.py:82, a survivor
+    of the library run on 3e30413: 1 / (0 + sum_j e^(s_j - s_k)) for 1 / (1 + ...) gave weights summing to about
+    2 -- a curvature bound twice too high wherever the balls are tight; on the boxes of the test above the
+    interval widening of the segment's hull hid it)."""
+    pytest.importorskip("flint")
+    from softmix.numerics import balls as B, rho_certificate as RC
+    from softmix.numerics.mixture import GaussianMixture
+
+    mix = GaussianMixture.from_json_obj(MIX)
+    x = [Fraction(3, 10), Fraction(-7, 10)]
+    with B.precision(96):
+        low = RC._LogRho(B, mix, 2).weights_lower([B.hull(v, v) for v in x])
+        lows = [float(v) for v in low]
+    with mpm.workdps(30):
+        xm = [mpm.mpf(v.numerator) / v.denominator for v in x]
+        sc = [mpm.log(mpm.mpf(w)) + sum(xm[i] * mpm.mpf(m[i]) for i in range(2))
+              + sum(xm[i] * mpm.mpf(G[i][j]) * xm[j] for i in range(2) for j in range(2)) / 2
+              for w, m, G in zip(MIX["weights"], MIX["means"], MIX["covariances"])]
+        w = [mpm.exp(v) / mpm.fsum(mpm.exp(u) for u in sc) for v in sc]
+    assert all(lo <= float(wk) for lo, wk in zip(lows, w)) and sum(lows) <= 1.0
+    assert lows == pytest.approx([float(v) for v in w], rel=1e-12)  # tight on a point
