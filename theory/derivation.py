@@ -229,6 +229,7 @@ class Derivation:
     def _repr_latex_(self) -> str:
         """Jupyter: the derived and the stated side, one above the other (no simplification)."""
         name = self.name.replace("\\", "").replace("{", "(").replace("}", ")").replace("_", " ")
+        name = "".join("\\" + c if c in "#%&$" else c for c in name)  # TeX specials, as text
         return (f"$\\displaystyle \\begin{{aligned}}&\\text{{{name}}}\\\\"
                 f"&\\text{{derived: }} {sp.latex(self.derived)}\\\\"
                 f"&\\text{{stated: }} {sp.latex(self.stated)}\\end{{aligned}}$")

@@ -310,6 +310,10 @@ def test_jupyter_representations():
     d = Derivation("a_b", "src", x**2, x * x)
     tex = d._repr_latex_()
     assert tex.startswith("$") and tex.endswith("$") and "derived" in tex and "x^{2}" in tex
+    # the name is set as text: backslashes dropped, braces as parentheses, underscores as spaces, and
+    # TeX's specials escaped (every step name carries a '#')
+    named = Derivation(r"B.6#18 \Phi_{k} of R_t & 5%", "src", x, x)._repr_latex_()
+    assert r"\text{B.6\#18 Phi (k) of R t \& 5\%}" in named
     html = softmix.Outcome("refuted", {"r": mpm.mpf(2), "x": float("nan")})._repr_html_()
     assert "refuted" in html and "<pre>" in html and '"nan"' in html.replace("&quot;", '"')
     long = softmix.Outcome("confirmed", {"rows": ["x" * 100] * 400})._repr_html_()  # 42 416 characters of JSON

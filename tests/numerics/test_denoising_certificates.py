@@ -229,3 +229,11 @@ def test_cover_evidence_lists_the_first_boxes_and_counts_the_rest(n_extra):
         assert ev["boxes"][-1] == {"...": f"{n_extra} more boxes"}
     assert ev["worst_box"]["box"] == [str(Fraction(n - 1, n)), "1"]
     assert Fraction(ev["smallest_box_width"]) == Fraction(1, 2 * n)
+
+
+def test_cover_evidence_prints_bounds_to_eight_digits_by_default():
+    from softmix.numerics.denoising_certificates import cover_evidence
+
+    one = {"status": True, "boxes": [(Fraction(0), Fraction(1), B.to_arb(Fraction(1, 3)))]}
+    assert cover_evidence(one)["worst_box"]["bound"].startswith("[0.33333333 +/-")
+    assert cover_evidence(one, digits=5)["worst_box"]["bound"].startswith("[0.33333 +/-")

@@ -99,3 +99,14 @@ def test_finite_prompt_constants_mp_defaults_to_50_digits():
     at100 = FPN.finite_prompt_constants_mp(mix, _q(U), _q(V), _q(Z), dps=100)
     flat = lambda c: [x for k in sorted(c) for x in (list(c[k]) if isinstance(c[k], mpm.matrix) else [c[k]])]  # noqa: E731
     assert flat(default) == flat(at50) != flat(at100)  # mpf compare exactly, whatever the context's precision
+
+
+def test_two_sample_moments_standard_errors_are_the_sample_sd_over_root_n():
+    """Known answer: X = (0, 2, 4), Y = (1, 1, 1) about the point 0. Mean difference 1 with se sd(X)/sqrt(3) =
+    2/sqrt(3) (sd with n - 1); second moments (0, 4, 16) -> mean 20/3, minus 1, se sqrt(624/9)/sqrt(3)."""
+    X, Y = np.array([[0.0], [2.0], [4.0]]), np.ones((3, 1))
+    dm, sm, dp, sp_ = R.two_sample_moments(X, Y, np.zeros(1))
+    assert np.allclose(dm, [1.0]) and np.allclose(sm, [2 / np.sqrt(3)], rtol=1e-14)
+    assert np.allclose(dp, [20 / 3 - 1]) and np.allclose(sp_, [np.sqrt(624 / 9) / np.sqrt(3)], rtol=1e-14)
+    _, sm2, _, sp2 = R.two_sample_moments(Y, X, np.zeros(1))  # symmetric in which sample carries the noise
+    assert np.allclose(sm2, sm) and np.allclose(sp2, sp_)

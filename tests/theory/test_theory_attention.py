@@ -59,3 +59,13 @@ def test_prop_a1_is_decided_on_independent_masses_and_atoms_of_each_component():
     assert {"x11_1", "x12_1", "x21_1", "x22_1"} <= names
     pis = [s for s in d.free_symbols() if s.name in ("pi1", "pi2")]
     assert all(s.is_positive for s in pis)
+
+
+def test_matrix_symbols_are_real_and_symmetric_only_when_asked():
+    """Every entry is a real symbol (transposes and conjugates in the derivations rely on it), in the
+    general and the symmetric form; the symmetric form shares the mirrored entries, the general one does not."""
+    from softmix.theory.mixtures import matrix_symbols
+
+    A, S, R = matrix_symbols("A", 2), matrix_symbols("S", 2, symmetric=True), matrix_symbols("R", 2, 3)
+    assert all(e.is_real for M in (A, S, R) for e in M) and R.shape == (2, 3)
+    assert S[0, 1] == S[1, 0] and A[0, 1] != A[1, 0] and len(A.free_symbols) == 4 and len(S.free_symbols) == 3
