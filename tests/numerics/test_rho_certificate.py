@@ -87,3 +87,34 @@ def test_the_tilted_weights_lower_bounds_lie_below_the_weights_and_sum_to_at_mos
         w = [mpm.exp(v) / mpm.fsum(mpm.exp(u) for u in sc) for v in sc]
     assert all(lo <= float(wk) for lo, wk in zip(lows, w)) and sum(lows) <= 1.0
     assert lows == pytest.approx([float(v) for v in w], rel=1e-12)  # tight on a point
+
+
+@pytest.mark.parametrize("kpow", [1, 2, 3])
+def test_the_gradient_of_log_rho_on_a_point_is_the_mpmath_derivative(kpow):
+    """The mean-value form rests on gradF(a) = 2 grad Lambda(2a) - k grad Lambda(a) enclosing the gradient of
+    F = Lambda(2a) - k Lambda(a).  On a zero-width box each component must be the 30-digit central difference of
+    the mpmath Lambda (rho_certificate.py:72, a survivor of the library run on 0064a8b: a grad Lambda shifted by 1
+    in every component cancels in F for k = 2 only, and for k != 2 makes the mean-value form too narrow)."""
+    pytest.importorskip("flint")
+    from softmix.numerics import balls as B, rho_certificate as RC
+    from softmix.numerics.mixture import GaussianMixture
+
+    mix = GaussianMixture.from_json_obj(MIX)
+    x = [Fraction(3, 10), Fraction(-7, 10)]
+    with B.precision(96):
+        f = RC._LogRho(B, mix, kpow)
+        pt = [B.hull(v, v) for v in x]
+        gl, gF = [float(v.mid()) for v in f.grad_lambda(pt)], [float(v.mid()) for v in f.gradF(pt)]
+    with mpm.workdps(30):
+        w = [mpm.mpf(v) for v in MIX["weights"]]
+        m = [[mpm.mpf(v) for v in u] for u in MIX["means"]]
+        G = [[[mpm.mpf(v) for v in r] for r in C] for C in MIX["covariances"]]
+        lam = lambda t: mpm.log(mpm.fsum(w[k] * mpm.exp(sum(t[i] * m[k][i] for i in range(2))  # noqa: E731
+                                         + sum(t[i] * G[k][i][j] * t[j] for i in range(2) for j in range(2)) / 2)
+                                         for k in range(2)))
+        F = lambda t: lam([2 * v for v in t]) - kpow * lam(t)  # noqa: E731
+        xm, h = [mpm.mpf(v.numerator) / v.denominator for v in x], mpm.mpf("1e-10")
+        e = lambda i: [h if j == i else 0 for j in range(2)]  # noqa: E731
+        d = lambda g, i: (g([a + b for a, b in zip(xm, e(i))]) - g([a - b for a, b in zip(xm, e(i))])) / (2 * h)  # noqa: E731
+        assert gl == pytest.approx([float(d(lam, i)) for i in range(2)], rel=1e-12, abs=1e-14)
+        assert gF == pytest.approx([float(d(F, i)) for i in range(2)], rel=1e-12, abs=1e-14)
