@@ -102,11 +102,11 @@ def test_finite_prompt_constants_mp_defaults_to_50_digits():
 
 
 def test_two_sample_moments_standard_errors_are_the_sample_sd_over_root_n():
-    """Known answer: X = (0, 2, 4), Y = (1, 1, 1) about the point 0. Mean difference 1 with se sd(X)/sqrt(3) =
-    2/sqrt(3) (sd with n - 1); second moments (0, 4, 16) -> mean 20/3, minus 1, se sqrt(624/9)/sqrt(3)."""
-    X, Y = np.array([[0.0], [2.0], [4.0]]), np.ones((3, 1))
-    dm, sm, dp, sp_ = R.two_sample_moments(X, Y, np.zeros(1))
-    assert np.allclose(dm, [1.0]) and np.allclose(sm, [2 / np.sqrt(3)], rtol=1e-14)
-    assert np.allclose(dp, [20 / 3 - 1]) and np.allclose(sp_, [np.sqrt(624 / 9) / np.sqrt(3)], rtol=1e-14)
-    _, sm2, _, sp2 = R.two_sample_moments(Y, X, np.zeros(1))  # symmetric in which sample carries the noise
-    assert np.allclose(sm2, sm) and np.allclose(sp2, sp_)
+    """Known answer, both samples spread (so neither standard error can hide in the other): X = (0, 2, 4), Y =
+    (0, 0, 3) about the point 1 (not 0, where "minus the point" could go missing). Means 2 and 1, sds (n - 1) 2 and
+    sqrt(3): mean difference 1 with se hypot(2/sqrt(3), 1). Second moments about 1, (1, 1, 9) and (1, 1, 4): means
+    11/3 and 2, sds sqrt(192/9) and sqrt(3), difference 5/3 with se hypot(sqrt(192/9)/sqrt(3), 1)."""
+    X, Y = np.array([[0.0], [2.0], [4.0]]), np.array([[0.0], [0.0], [3.0]])
+    dm, sm, dp, sp_ = R.two_sample_moments(X, Y, np.ones(1))
+    assert np.allclose(dm, [1.0]) and np.allclose(sm, [np.hypot(2 / np.sqrt(3), 1.0)], rtol=1e-14)
+    assert np.allclose(dp, [5 / 3]) and np.allclose(sp_, [np.hypot(np.sqrt(192 / 9) / np.sqrt(3), 1.0)], rtol=1e-14)
