@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from .mutation_faults import FAULTS, Fault, apply_fault
-from .mutation_verdicts import kill_reasons
+from .mutation_verdicts import ENGINE_CONTROLS, kill_reasons
 
 __all__ = ["run_fault", "mutation_score", "coverage_map", "claims_for",
            "test_map", "tests_for", "module_test_files", "suite_files", "run_mutant", "engine_sources_hash"]
@@ -225,10 +225,11 @@ def coverage_map(seed: int = DEFAULT_SEED, jobs: int = 2, root: Path | None = No
 
     root = Path(root or require_source_checkout())
     key = sources_hash(root)
-    path = root / CACHE / f"coverage-map-{key[:16]}-{seed}.json"
+    path = root / CACHE / f"coverage-map-v2-{key[:16]}-{seed}.json"
     if claims is None and path.exists() and not refresh:
         return json.loads(path.read_text())
-    ids = list(claims) if claims is not None else sorted(load_all(()))
+    # the engine controls run in every softmix verify: recorded (and run on a mutant) like a claim
+    ids = list(claims) if claims is not None else sorted(load_all(())) + [ENGINE_CONTROLS]
     recs = {}
     for i, (cid, rec) in enumerate(_parallel(lambda c: _record_claim(c, seed, root), ids, jobs)):
         recs[cid] = rec

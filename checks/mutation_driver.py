@@ -37,7 +37,22 @@ from typing import Any
 
 __all__ = ["evidence_digest", "strip_timings", "same_value", "kill_reasons", "main"]
 
-from .mutation_verdicts import evidence_digest, kill_reasons, strip_timings  # noqa: E402,F401
+from .mutation_verdicts import (  # noqa: E402,F401
+    ENGINE_CONTROLS,
+    evidence_digest,
+    kill_reasons,
+    run_engine_controls_as_claim,
+    strip_timings,
+)
+
+
+def _run(cid: str, profile: str, seed: int) -> dict:
+    """One claim's result, or the engine controls' (:data:`ENGINE_CONTROLS`) as a claim result."""
+    if cid == ENGINE_CONTROLS:
+        return run_engine_controls_as_claim(seed)
+    from softmix.checks.runner import run_claim
+
+    return run_claim(cid, profile, seed)
 
 
 def _outcome(result: dict, clean: dict | None) -> list[str]:
@@ -263,13 +278,12 @@ def _record(spec: dict) -> dict:
                             include=[str(root / d / "*.py") for d in ("theory", "numerics")])
     cov.start()
     from softmix.checks.registry import load_all
-    from softmix.checks.runner import run_claim
 
     load_all(())
     cid = spec["claim"]
     cov.switch_context(cid)
     t0 = time.perf_counter()
-    res = run_claim(cid, spec.get("profile", "quick"), spec["seed"])
+    res = _run(cid, spec.get("profile", "quick"), spec["seed"])
     secs = time.perf_counter() - t0
     cov.stop()
     data = cov.get_data()
@@ -473,7 +487,6 @@ def _mutant(spec: dict) -> dict:
     try:
         importlib.import_module(spec["module"])
         from softmix.checks.registry import load_all
-        from softmix.checks.runner import run_claim
 
         load_all(())
     except Exception as e:
@@ -489,7 +502,7 @@ def _mutant(spec: dict) -> dict:
         diff.unsupported = "module-level code (no function to compare)"
     for cid in spec["claims"]:
         clean = spec["clean"].get(cid)
-        res = run_claim(cid, spec.get("profile", "quick"), spec["seed"])
+        res = _run(cid, spec.get("profile", "quick"), spec["seed"])
         out["claims_run"].append(cid)
         why = _outcome(res, clean)
         if clean is None or evidence_digest(res) != clean["digest"]:

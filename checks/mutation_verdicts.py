@@ -9,7 +9,13 @@ import hashlib
 import json
 import re
 
-__all__ = ["evidence_digest", "strip_timings", "kill_reasons"]
+__all__ = ["ENGINE_CONTROLS", "evidence_digest", "strip_timings", "kill_reasons", "run_engine_controls_as_claim"]
+
+#: the pseudo-claim id under which the library stage records and runs the engine controls: every
+#: ``softmix verify`` runs them (:mod:`softmix.checks.engine_controls`) and exits 1 when one is judged
+#: wrongly, so a library mutant that misjudges a canary is a mutant verify catches.  No claim id can
+#: take this form (claim ids are validated by the registry).
+ENGINE_CONTROLS = "(engine controls)"
 
 _TIMING = re.compile(r"(^|_)(seconds|secs|elapsed|wall|time|timing)s?$")
 
@@ -30,6 +36,18 @@ def evidence_digest(result: dict) -> str:
     return hashlib.sha1(json.dumps(strip_timings(keep), sort_keys=True, default=str).encode()).hexdigest()
 
 
+def run_engine_controls_as_claim(seed: int) -> dict:
+    """The engine controls at ``seed``, as a claim result: verdict ``verified`` when every canary
+    is judged right, ``error`` otherwise; the entries (timings removed) are the evidence."""
+    from softmix.checks.engine_controls import run_engine_controls
+
+    entries = run_engine_controls(seed)
+    wrong = [e for e in entries if not e["judged_right"]]
+    return {"id": ENGINE_CONTROLS, "verdict": "error" if wrong else "verified", "parameters": {}, "findings": [],
+            "evidence": {"entries": strip_timings(entries)}, "negative_controls": [],
+            "wrong": [f"engine control {e['id']} judged wrongly ({', '.join(e['wrong'])})" for e in wrong]}
+
+
 def kill_reasons(result: dict, clean_verdict: str | None = None) -> list[str]:
     """Why a claim result kills a mutant ([] when it does not): the claim fails as ``softmix verify``
     judges it (:func:`softmix.checks.runner.claim_passed`: refuted, error, or a control that fails
@@ -39,6 +57,8 @@ def kill_reasons(result: dict, clean_verdict: str | None = None) -> list[str]:
     from softmix.checks.assumption_runs import control_failed
     from softmix.checks.runner import claim_passed
 
+    if result.get("id") == ENGINE_CONTROLS:
+        return list(result["wrong"])
     why = []
     if not claim_passed(result):
         if result["verdict"] in ("refuted", "error"):
