@@ -12,8 +12,9 @@ an *engine failure*: ``softmix verify`` says so and exits 1, whatever the user's
 
 The canaries are built with ``register=False``: they are never in the registry (``softmix list``
 does not show them, ``--config`` cannot reach them).  They know nothing of any paper: their
-statements are elementary identities (the derivative of a two-expert log-partition function) and
-the softmax attention operator's gated-experts form (eq. (1)-(2) of the operator front-end).
+statements are elementary identities (the derivative of a two-expert log-partition function), the
+softmax attention operator's gated-experts form (eq. (1)-(2) of the operator front-end), and what
+the input front end makes of fixed files (:mod:`softmix.checks.engine_input_controls`).
 
 Each canary isolates one mechanism: its negative control is refuted unless the canary is about
 the control, so that breaking one rule (say, letting ``error`` pass) changes one canary's
@@ -29,6 +30,7 @@ import mpmath as mpm
 import sympy as sp
 
 from .api import claim, decide, part
+from .engine_input_controls import input_front_end
 from .rules import AlphaFamily, Residual, ZTest
 
 if TYPE_CHECKING:
@@ -270,6 +272,9 @@ def canaries() -> list[Canary]:
         Canary("engine/operator-d3", "operator_claim, gated-experts form, K = 2, D = 3: verified, the four "
                "automatic controls present and refuted", _operator(3), "verified", op, True, True,
                {**cheap, "exact_dims": [3]}),
+        Canary("engine/input-front-end", "the input front end reads fixed files exactly and refuses malformed "
+               "ones with one line: confirmed, the perturbed reference refuted", input_front_end, "confirmed",
+               {"perturbed-reference": "refuted"}, True, True),
     ]
 
 

@@ -27,7 +27,8 @@ from softmix.checks.schema import VERIFY_SCHEMA, validate
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 20261130
 IDS = ["engine/true", "engine/false", "engine/error-part", "engine/raises", "engine/overspent", "engine/inconclusive",
-       "engine/control-survives", "engine/control-inconclusive", "engine/operator-d2", "engine/operator-d3"]
+       "engine/control-survives", "engine/control-inconclusive", "engine/operator-d2", "engine/operator-d3",
+       "engine/input-front-end"]
 CHEAP = set(IDS) - {"engine/operator-d2", "engine/operator-d3"}
 
 
@@ -48,7 +49,9 @@ def test_every_canary_is_judged_right(entries):
                    "engine/overspent": ("error", False, False), "engine/inconclusive": ("inconclusive", True, False),
                    "engine/control-survives": ("confirmed", False, False),
                    "engine/control-inconclusive": ("confirmed", False, False),
-                   "engine/operator-d2": ("verified", True, True), "engine/operator-d3": ("verified", True, True)}
+                   "engine/operator-d2": ("verified", True, True), "engine/operator-d3": ("verified", True, True),
+                   "engine/input-front-end": ("confirmed", True, True)}
+    assert by["engine/input-front-end"]["observed"]["controls"] == {"perturbed-reference": "refuted"}
     for d in (2, 3):
         assert by[f"engine/operator-d{d}"]["observed"]["controls"] == {
             c: "refuted" for c in ("dropped-term", "flipped-sign", "gate-argument", "transposed-U")}
@@ -61,7 +64,7 @@ def test_every_canary_is_judged_right(entries):
     doc = {"claims": [], "seed": SEED, "profile": "quick", "versions": {}, "exit_code": 0,
            "engine_controls": entries, "engine_controls_skipped": False}
     validate(json.loads(json.dumps(doc)), VERIFY_SCHEMA)
-    assert E.summary_line(entries).startswith("engine controls: 10/10 judged right")
+    assert E.summary_line(entries).startswith("engine controls: 11/11 judged right")
     assert E.failure_lines(entries) == [] and E.judge_verify({**doc, "exit_code": 0}) == 0
 
 
@@ -258,14 +261,14 @@ def test_breaking_the_lattice_makes_verify_exit_1_through_the_engine_controls(tm
     if patch is None:
         assert r.returncode == 0 == doc["exit_code"], r.stderr[-3000:]
         assert wrong == [] and "ENGINE FAILURE" not in r.stderr
-        assert "engine controls: 10/10 judged right" in r.stdout
+        assert "engine controls: 11/11 judged right" in r.stdout
     else:
         canary = patch[3]
         assert r.returncode == 1 == doc["exit_code"], r.stderr[-3000:]
         assert canary in wrong
         lines = [ln for ln in r.stderr.splitlines() if "ENGINE FAILURE" in ln]
         assert any(f"engine control {canary} judged wrongly" in ln for ln in lines), r.stderr[-3000:]
-        assert f"engine controls: {10 - len(wrong)}/10 judged right" in r.stdout
+        assert f"engine controls: {len(IDS) - len(wrong)}/{len(IDS)} judged right" in r.stdout
 
 
 def test_no_engine_controls_skips_them_with_a_warning(tmp_path):

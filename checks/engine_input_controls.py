@@ -1,0 +1,182 @@
+"""The input front-end's engine control: what a user's files and numbers become, checked on every run.
+
+Every number and file a user gives -- a mixture, heads, a target, a ``--setting`` file, a claim
+parameter -- goes through :mod:`softmix.numerics.parsing`, the schema of
+:mod:`softmix.numerics.input_schema`, :class:`~softmix.numerics.mixture.GaussianMixture` and
+:mod:`softmix.numerics.settings` before any claim sees it.  A fault there changes what every later
+verdict is about, and no claim of the library reads a file.  So ``softmix verify`` checks the front
+end itself, as one more canary of :mod:`softmix.checks.engine_controls`:
+
+* *reads*: fixed JSON texts (every number form of the grammar: ``"p/q"``, decimals with exponents,
+  JSON floats and integers) are written to files and read back through the public loaders; each
+  result is compared exactly (Fractions) with values written here by hand;
+* *refusals*: malformed inputs (a negative or unnormalised weight, a ragged, asymmetric or
+  indefinite covariance, an exponent of a billion, nesting past the limit, ``NaN``, a truncated
+  file, a misspelt setting key) must each raise :class:`~softmix.numerics.errors.InputError` with
+  a one-line message naming the file.
+
+Both are decided by the exact :class:`~softmix.checks.rules.Bound` ``max |read - by hand| <= 0``
+(resp. ``refused badly <= 0``).  The control ``perturbed-reference`` moves every hand-written value
+by 1/1000 and expects every malformed input to be accepted: the same rows must then refute.
+"""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from fractions import Fraction as F
+from pathlib import Path
+
+from .api import claim, part
+from .rules import Bound
+
+__all__ = ["READS", "REFUSALS", "input_front_end"]
+
+_H = F(1, 2)
+#: name -> (file text, loader name, the exact value the loader must return, written by hand)
+READS = {
+    "mixture": (
+        '{"weights": ["3/10", 0.7], "means": [["1", "-2.5e-1"], [0, "2e0"]],\n'
+        ' "covariances": [[["2", "1/2"], ["0.5", 1]], [[1, 0], [0, ".5"]]]}',
+        "mixture", ((F(3, 10), F(7, 10)), ((1, F(-1, 4)), (0, 2)), (((2, _H), (_H, 1)), ((1, 0), (0, _H))))),
+    "heads": ('[{"U": [["1", "0"], ["0", "-2"]], "V": [["1", "1/3"]]}, {"U": [[0, 1], [1, 0]], "V": [[0, 1]], '
+              '"W": [["-3/2"]]}]', "heads",
+              ((((1, 0), (0, -2)), ((1, F(1, 3)),), ((1,),)), (((0, 1), (1, 0)), ((0, 1),), ((F(-3, 2),),)))),
+    "target": ('{"B": [["1/2", "0"]], "noise_covariance": [["1e-2"]]}', "target",
+               (((_H, 0),), ((F(1, 100),),))),
+    "icl-setting": ('{"icl_regression": {"d": 2, "noise_variance": "1/10", "omega": ["3/10", "-0.2"], '
+                    '"mu": ["3/2", "4/5"], "beta": ["1", "-1/2"]}}', "setting",
+                    # token covariance [[I, beta], [beta^T, |beta|^2 + sigma^2]]; U_h = omega_h diag(1, 1, 0)
+                    (((1, 0, 1), (0, 1, -_H), (1, -_H, F(27, 20))), ((1, 0, 0), (0, 1, 0), (0, 0, 0)),
+                     (((F(3, 10), 0, 0), (0, F(3, 10), 0), (0, 0, 0)), ((0, 0, 1),), ((F(3, 2),),)),
+                     (((1, -_H, 0),), ((F(1, 10),),)))),
+    # the documented limits, at the boundary: nesting of exactly LIMITS.max_depth (32), the smallest magnitude
+    "json-at-depth-limit": ("[" * 32 + "1" + "]" * 32, "json", (1,)),
+    "numbers": ('["1/3", "-1.25e-3", "2.5/7", " 7 ", "1e-1000", "-0", ".5e1"]', "numbers",
+                (F(1, 3), F(-1, 800), F(5, 14), 7, F(1, 10**1000), 0, 5)),
+    "denoising-setting": ('{"denoising": {"m1": ["3", "0"], "m2": ["0", "-1"], "gamma": "1", "xi": "2", '
+                          '"pi1": "0.3"}}', "setting-noisy",
+                          # the noisy law: weights pi1, 1 - pi1; covariances (gamma^2 + xi^2) I
+                          ((F(3, 10), F(7, 10)), ((3, 0), (0, -1)), (((5, 0), (0, 5)), ((5, 0), (0, 5))))),
+}
+
+_GOOD_MIX = '"means": [[0], [1]], "covariances": [[[1]], [[1]]]'
+#: name -> (file text, loader name): each must be refused with a one-line InputError naming the file
+REFUSALS = {
+    "negative-weight": ('{"weights": ["-0.3", "1.3"], ' + _GOOD_MIX + '}', "mixture"),
+    "unnormalised-weights": ('{"weights": ["0.3", "0.3"], ' + _GOOD_MIX + '}', "mixture"),
+    "ragged-covariance": ('{"weights": [1], "means": [[0, 0]], "covariances": [[[1, 0], [0]]]}', "mixture"),
+    "asymmetric-covariance": ('{"weights": [1], "means": [[0, 0]], "covariances": [[[1, "0.5"], [0, 1]]]}',
+                              "mixture"),
+    "indefinite-covariance": ('{"weights": [1], "means": [[0, 0]], "covariances": [[[1, 2], [2, 1]]]}', "mixture"),
+    "huge-exponent": ('{"weights": ["1e999999999"], "means": [[0]], "covariances": [[[1]]]}', "mixture"),
+    "nested-too-deep": ("[" * 40 + "]" * 40, "mixture"),
+    "nan": ('{"weights": [NaN], "means": [[0]], "covariances": [[[1]]]}', "mixture"),
+    "truncated": ('{"weights": [1], "means": [[0', "mixture"),
+    "misspelt-setting-key": ('{"icl_regression": {"d": 1, "nosie_variance": "0.1", "omega": [1], "mu": [1]}}',
+                             "setting"),
+    "json-past-depth-limit": ("[" * 33 + "1" + "]" * 33, "json"),
+    "number-past-range": ('["1e301"]', "numbers"),
+    "number-below-range": ('["1e-1001"]', "numbers"),
+    "zero-denominator": ('["1/0"]', "numbers"),
+    "head-of-wrong-size": ('[{"U": [[1, 0], [0, 1]], "V": [[1, 0, 0]]}]', "heads"),
+}
+
+
+def _load(loader: str, path: Path):
+    """Read ``path`` through the public loader ``loader``; the result as nested tuples of numbers."""
+    from softmix.numerics.mixture import GaussianMixture, load_json_file
+    from softmix.numerics.parsing import parse_number
+    from softmix.numerics.risk import Target, parse_heads, parse_target
+    from softmix.numerics.settings import setting_from_json
+
+    if loader == "json":
+        return load_json_file(path)
+    if loader == "numbers":
+        items = load_json_file(path)
+        assert isinstance(items, list)  # the files of READS and REFUSALS that use this loader are lists
+        return tuple(parse_number(x, f"{path}[{i}]") for i, x in enumerate(items))
+    if loader == "mixture":
+        m = GaussianMixture.load(path)
+        return (m.weights, m.means, m.covariances)
+    if loader == "heads":
+        return tuple((h.U, h.V, h.W) for h in parse_heads(load_json_file(path), 2, where=str(path)))
+    if loader == "target":
+        t = parse_target(load_json_file(path), 2, 1, where=str(path))
+        return (t.B, t.noise)
+    st = setting_from_json(load_json_file(path), where=str(path))
+    if loader == "setting-noisy":
+        return (st.tokens.weights, st.tokens.means, st.tokens.covariances)
+    h, tgt = st.heads[0], st.target
+    assert isinstance(tgt, Target)  # an icl_regression setting's target is linear
+    return (st.tokens.covariances[0], st.queries.covariances[0], (h.U, h.V, h.W), (tgt.B, tgt.noise))
+
+
+def _flat(x) -> list:
+    return [v for e in x for v in _flat(e)] if isinstance(x, (tuple, list)) else [x]
+
+
+def _gap(read, by_hand) -> F | None:
+    """max |read - by hand| over the entries, exactly (None when the shapes differ)."""
+    a, b = _flat(read), _flat(by_hand)
+    if len(a) != len(b) or any(not isinstance(v, (int, F)) or isinstance(v, bool) for v in a):
+        return None
+    return max(abs(F(x) - F(y)) for x, y in zip(a, b))
+
+
+def _read_row(name: str, path: Path, loader: str, by_hand) -> dict:
+    try:
+        gap = _gap(_load(loader, path), by_hand)
+    except Exception as e:  # a refusal of a well-formed file is a misreading, decided like one
+        return {"input": name, **Bound().decide(1, 0), "reason": f"refused: {type(e).__name__}: {e}"}
+    if gap is None:
+        return {"input": name, **Bound().decide(1, 0), "reason": "read with another shape than written"}
+    return {"input": name, "max_gap": str(gap), **Bound().decide(gap, 0)}
+
+
+def _refusal_row(name: str, path: Path, loader: str, expect_refused: bool) -> dict:
+    from softmix.numerics.errors import InputError
+
+    try:
+        _load(loader, path)
+        how = "accepted"
+    except InputError as e:
+        msg = str(e)
+        how = "refused" if msg and "\n" not in msg and str(path) in msg else f"refused badly: {msg!r}"
+    except Exception as e:
+        how = f"raised {type(e).__name__} instead of an input error"
+    bad = int(how != ("refused" if expect_refused else "accepted"))
+    return {"input": name, "outcome": how, **Bound().decide(bad, 0)}
+
+
+def _perturb(x):
+    if isinstance(x, (tuple, list)):
+        return tuple(_perturb(e) for e in x)
+    return F(x) + F(1, 1000)
+
+
+@dataclass
+class _Params:
+    """Nothing to choose: the inputs are fixed (see :data:`READS` and :data:`REFUSALS`)."""
+
+
+def input_front_end():
+    """The canary claim (unregistered): verified on a sound front end, its control refuted."""
+    @claim(id="engine/input-front-end", title="engine control: the input front end reads and refuses exactly",
+           source="engine control",
+           controls={"perturbed-reference": "every hand-written value moved by 1/1000, every malformed input "
+                                            "expected to be accepted"}, register=False)
+    def check(p: _Params, ctx):
+        off = ctx.control("perturbed-reference")
+        reads, refusals = [], []
+        with tempfile.TemporaryDirectory(prefix="softmix-input-") as tmp:
+            for name, (text, loader, by_hand) in READS.items():
+                path = Path(tmp) / f"{name}.json"
+                path.write_text(text)
+                reads.append(_read_row(name, path, loader, _perturb(by_hand) if off else by_hand))
+            for name, (text, loader) in REFUSALS.items():
+                path = Path(tmp) / f"{name}.json"
+                path.write_text(text)
+                refusals.append(_refusal_row(name, path, loader, expect_refused=not off))
+        return [part("numeric", reads, name="reads"), part("numeric", refusals, name="refusals")]
+    return check
+
