@@ -223,7 +223,7 @@ def coverage_map(seed: int = DEFAULT_SEED, jobs: int = 2, root: Path | None = No
     from .mutants import sources_hash
     from .registry import load_all
 
-    root = Path(root or require_source_checkout())
+    root = Path(root or require_source_checkout()).resolve()  # the driver's paths are relative to it
     key = sources_hash(root)
     path = root / CACHE / f"coverage-map-v2-{key[:16]}-{seed}.json"
     if claims is None and path.exists() and not refresh:
