@@ -15,7 +15,12 @@ end itself, as one more canary of :mod:`softmix.checks.engine_controls`:
   file, a misspelt setting key) must each raise :class:`~softmix.numerics.errors.InputError` with
   a one-line message naming the file.
 
-Both are decided by the exact :class:`~softmix.checks.rules.Bound` ``max |read - by hand| <= 0``
+* *values*: numbers a library user passes (mpmath, NumPy and SymPy scalars, Decimals, floats) are
+  read exactly by ``parse_number`` and ``to_fraction`` (a float at its binary value, by Python's
+  own ``Fraction``); and an ``_mp`` function given a float that is not the decimal it prints as warns
+  (``PrecisionWarning``, naming the argument) and refuses it under ``strict_precision``.
+
+All are decided by the exact :class:`~softmix.checks.rules.Bound` ``max |read - by hand| <= 0``
 (resp. ``refused badly <= 0``).  The control ``perturbed-reference`` moves every hand-written value
 by 1/1000 and expects every malformed input to be accepted: the same rows must then refute.
 """
@@ -148,6 +153,54 @@ def _refusal_row(name: str, path: Path, loader: str, expect_refused: bool) -> di
     return {"input": name, "outcome": how, **Bound().decide(bad, 0)}
 
 
+def _values():
+    """(read, by hand) of the library-number forms: parse_number and to_fraction side by side."""
+    from decimal import Decimal
+
+    import mpmath as mpm
+    import numpy as np
+    import sympy as sp
+
+    from softmix.numerics.parsing import parse_number
+    from softmix.numerics.precision import to_fraction
+
+    given = [mpm.mpf("0.375"), mpm.mpf(-3) / 4, np.float64(0.1), np.float32(0.1), np.int64(-3), Decimal("1.5e-3"),
+             0.1]
+    by_hand = [F(3, 8), F(-3, 4), F.from_float(0.1), F.from_float(float(np.float32(0.1))), -3, F(3, 2000),
+               F.from_float(0.1)]
+    read = [parse_number(x, "value") for x in given] + [to_fraction(x) for x in given + [sp.Rational(-7, 3)]]
+    return tuple(read), tuple(by_hand + by_hand + [F(-7, 3)])
+
+
+def _precision_rows(expect_guarded: bool) -> list:
+    """gates_mp given the float 0.1 in U: a PrecisionWarning naming U; under strict precision an
+    InputError; given the string "0.1", neither."""
+    import warnings
+
+    from softmix.numerics.attention import gates_mp
+    from softmix.numerics.errors import InputError
+    from softmix.numerics.mixture import GaussianMixture
+    from softmix.numerics.precision import PrecisionWarning, strict_precision
+
+    mix = GaussianMixture.from_values(["1/2", "1/2"], [[0], [1]], [[[1]], [[1]]])
+    outcomes = {}
+    for name, U in (("float", [[0.1]]), ("decimal string", [["0.1"]])):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            gates_mp(mix, U, [1], dps=20)
+        warned = [x for x in w if issubclass(x.category, PrecisionWarning) and "U" in str(x.message)]
+        try:
+            with strict_precision():
+                gates_mp(mix, U, [1], dps=20)
+            refused = False
+        except InputError:
+            refused = True
+        outcomes[name] = (bool(warned), refused)
+    want = {"float": (expect_guarded, expect_guarded), "decimal string": (not expect_guarded, not expect_guarded)}
+    return [{"input": f"gates_mp with U = {name}", "warned, refused under strict": str(outcomes[name]),
+             **Bound().decide(int(outcomes[name] != want[name]), 0)} for name in outcomes]
+
+
 def _perturb(x):
     if isinstance(x, (tuple, list)):
         return tuple(_perturb(e) for e in x)
@@ -177,6 +230,14 @@ def input_front_end():
                 path = Path(tmp) / f"{name}.json"
                 path.write_text(text)
                 refusals.append(_refusal_row(name, path, loader, expect_refused=not off))
-        return [part("numeric", reads, name="reads"), part("numeric", refusals, name="refusals")]
+        try:
+            read, by_hand = _values()
+            gap = _gap(read, _perturb(by_hand) if off else by_hand)
+            values = [{"input": "library numbers", "max_gap": str(gap), **Bound().decide(1 if gap is None else gap, 0)}]
+        except Exception as e:
+            values = [{"input": "library numbers", **Bound().decide(1, 0), "reason": f"{type(e).__name__}: {e}"}]
+        values += _precision_rows(expect_guarded=not off)
+        return [part("numeric", reads, name="reads"), part("numeric", refusals, name="refusals"),
+                part("numeric", values, name="values")]
     return check
 

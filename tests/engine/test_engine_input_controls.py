@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from softmix.checks import engine_controls as E, engine_input_controls as I
-from softmix.numerics import parsing, settings
+from softmix.numerics import parsing, precision, settings
 from softmix.numerics.mixture import GaussianMixture
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +62,12 @@ FAULTS = {
     "weights normalised silently": lambda mp: mp.setattr(
         GaussianMixture, "_build", classmethod(lambda cls, m, where, normalize=False:
                                                GaussianMixture._build.__func__(cls, m, where, True))),
+    "negative mpmath numbers read without their sign": lambda mp: mp.setattr(
+        precision, "to_fraction", lambda x, _f=precision.to_fraction: abs(_f(x))),
+    "numpy floats rounded to a decimal": lambda mp: mp.setattr(
+        parsing, "_from_other", lambda x, where, _f=parsing._from_other: Fraction(repr(float(x)))
+        if type(x).__module__ == "numpy" else _f(x, where)),
+    "precision warnings off": lambda mp: mp.setattr(precision, "_precision_report", lambda *a, **k: None),
 }
 
 
