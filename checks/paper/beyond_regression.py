@@ -77,6 +77,18 @@ def _gradient_row(Sig_s, Sig, d):
             **Residual(dps=15, guard=3).decide(res, 1)}
 
 
+def _sympy_risk_mp(d: int, Am, bm, Sig):
+    """The stated risk R(A, b) of theory.beyond, lambdified to mpmath, at the mpmath point (A, b) and the
+    float64 Sigma taken exactly (at the current precision)."""
+    R, As, bs, Ss, _dA, _db = TB.regression_flow(d)
+    vals = {bs: bm}
+    for i in range(d):
+        for j in range(d):
+            vals[As[i, j]], vals[Ss[i, j]] = Am[i, j], mpm.mpf(float(Sig[i, j]))
+    syms = sorted(R.free_symbols, key=str)
+    return sp.lambdify(syms, R, "mpmath")(*[vals[x] for x in syms])
+
+
 def _flow_rows(ctx, p: Thm51, A0, b0, Sig):
     """Conservation of ||A||_F^2 - b^2 by the dps-digit Taylor flow, that flow against the float64
     DOP853 flow at the short horizon, and the float flow's limit against the stated one."""
@@ -87,11 +99,14 @@ def _flow_rows(ctx, p: Thm51, A0, b0, Sig):
         inv0 = mpm.fsum(x**2 for x in mpm.matrix(A0.tolist())) - mpm.mpf(b0) ** 2
         inv1 = mpm.fsum(Am[i, j] ** 2 for i in range(d) for j in range(d)) - bm**2
         rows = [{"check": f"||A||_F^2 - b^2 conserved to horizon {T1:g}", **Residual(dps=p.dps).decide(inv1 - inv0)}]
+        risk = NB.regression_risk_mp(Am, bm, Sig, p.dps)
+        ref = _sympy_risk_mp(d, Am, bm, Sig)
+        rows.append({"check": "numerics' dps-digit risk == SymPy's R(A, b) lambdified to mpmath, at the flow's point",
+                     "risk_at_horizon": mpm.nstr(risk, 20), **Residual(dps=p.dps).decide(risk - ref, ref)})
     Af1, bf1, _s = NB.flow_float(A0, b0, Sig, T1)
     dist = max(max(abs(float(Am[i, j]) - Af1[i, j]) for i in range(d) for j in range(d)), abs(float(bm) - bf1))
     rows.append({"check": "dps-digit flow == float64 DOP853 flow (rtol 1e-11) at the short horizon",
                  "risk_float64_at_horizon": float(NB.regression_risk(Af1, bf1, Sig)),
-                 "risk_at_horizon": mpm.nstr(NB.regression_risk_mp(Am, bm, Sig, p.dps), 20),
                  **Residual(dps=11, guard=2).decide(dist, abs(bf1))})
     Af, bf, sol = NB.flow_float(A0, b0, Sig, float(p.float_horizon))
     Astar, bstar = NB.stated_limit(Sig)
