@@ -65,25 +65,41 @@ READS = {
 }
 
 _GOOD_MIX = '"means": [[0], [1]], "covariances": [[[1]], [[1]]]'
-#: name -> (file text, loader name): each must be refused with a one-line InputError naming the file
+_ICL = '"noise_variance": "0.1", "omega": [1], "mu": [1]'
+_LONG = "12345678901234567890123456789e300"  # 33 characters: shown whole; past 40 the message abbreviates
+_LONGER = "9" * 45 + "e300"
+#: name -> (file text, loader name, what the message must say): each must be refused with a one-line InputError
+#: naming the file and saying, in these words, where and what is wrong
 REFUSALS = {
-    "negative-weight": ('{"weights": ["-0.3", "1.3"], ' + _GOOD_MIX + '}', "mixture"),
-    "unnormalised-weights": ('{"weights": ["0.3", "0.3"], ' + _GOOD_MIX + '}', "mixture"),
-    "ragged-covariance": ('{"weights": [1], "means": [[0, 0]], "covariances": [[[1, 0], [0]]]}', "mixture"),
+    "negative-weight": ('{"weights": ["-0.3", "1.3"], ' + _GOOD_MIX + '}', "mixture", ("weights[0]", "not positive")),
+    "unnormalised-weights": ('{"weights": ["0.3", "0.3"], ' + _GOOD_MIX + '}', "mixture", ("sum to 0.6",)),
+    "ragged-covariance": ('{"weights": [1], "means": [[0, 0]], "covariances": [[[1, 0], [0]]]}', "mixture",
+                          ("covariances[0]", "rectangular")),
     "asymmetric-covariance": ('{"weights": [1], "means": [[0, 0]], "covariances": [[[1, "0.5"], [0, 1]]]}',
-                              "mixture"),
-    "indefinite-covariance": ('{"weights": [1], "means": [[0, 0]], "covariances": [[[1, 2], [2, 1]]]}', "mixture"),
-    "huge-exponent": ('{"weights": ["1e999999999"], "means": [[0]], "covariances": [[[1]]]}', "mixture"),
-    "nested-too-deep": ("[" * 40 + "]" * 40, "mixture"),
-    "nan": ('{"weights": [NaN], "means": [[0]], "covariances": [[[1]]]}', "mixture"),
-    "truncated": ('{"weights": [1], "means": [[0', "mixture"),
+                              "mixture", ("covariances[0]", "not symmetric", "[0][1]")),
+    "indefinite-covariance": ('{"weights": [1], "means": [[0, 0]], "covariances": [[[1, 2], [2, 1]]]}', "mixture",
+                              ("covariances[0]", "not positive semidefinite", "-1")),
+    "huge-exponent": ('{"weights": ["1e999999999"], "means": [[0]], "covariances": [[[1]]]}', "mixture",
+                      ("weights[0]", "1e999999999", "out of range")),
+    "nested-too-deep": ("[" * 40 + "]" * 40, "mixture", ("40 levels", "32")),
+    "nan": ('{"weights": [NaN], "means": [[0]], "covariances": [[[1]]]}', "mixture", ("line 1", "NaN")),
+    "truncated": ('{"weights": [1], "means": [[0', "mixture", ("invalid JSON", "line 1")),
     "misspelt-setting-key": ('{"icl_regression": {"d": 1, "nosie_variance": "0.1", "omega": [1], "mu": [1]}}',
-                             "setting"),
-    "json-past-depth-limit": ("[" * 33 + "1" + "]" * 33, "json"),
-    "number-past-range": ('["1e301"]', "numbers"),
-    "number-below-range": ('["1e-1001"]', "numbers"),
-    "zero-denominator": ('["1/0"]', "numbers"),
-    "head-of-wrong-size": ('[{"U": [[1, 0], [0, 1]], "V": [[1, 0, 0]]}]', "heads"),
+                             "setting", ("missing key(s) noise_variance", "unknown key(s) nosie_variance")),
+    "unknown-setting-key": ('{"icl_regression": {"d": 1, ' + _ICL + ', "gamma": 1}}', "setting",
+                            ("icl_regression", "unknown key(s) gamma")),
+    "boolean-dimension": ('{"icl_regression": {"d": true, ' + _ICL + '}}', "setting",
+                          ("d must be a positive integer", "True")),
+    "fractional-dimension": ('{"icl_regression": {"d": 1.5, ' + _ICL + '}}', "setting",
+                             ("d must be a positive integer", "1.5")),
+    "json-past-depth-limit": ("[" * 33 + "1" + "]" * 33, "json", ("33 levels", "32")),
+    "number-past-range": ('["1e301"]', "numbers", ("[0]", "1e301", "out of range", "1e301")),
+    "long-number-past-range": (f'["{_LONG}"]', "numbers", (f"[0]: number {_LONG} is out of range",)),
+    "longer-number-past-range": (f'["{_LONGER}"]', "numbers",
+                                 (f"number {_LONGER[:20]}...{_LONGER[-12:]} (49 characters)",)),
+    "number-below-range": ('["1e-1001"]', "numbers", ("[0]", "1e-1001", "out of range")),
+    "zero-denominator": ('["1/0"]', "numbers", ("[0]", "zero denominator", "1/0")),
+    "head-of-wrong-size": ('[{"U": [[1, 0], [0, 1]], "V": [[1, 0, 0]]}]', "heads", ("heads[0].V", "2 columns", "3")),
 }
 
 
@@ -138,7 +154,7 @@ def _read_row(name: str, path: Path, loader: str, by_hand) -> dict:
     return {"input": name, "max_gap": str(gap), **Bound().decide(gap, 0)}
 
 
-def _refusal_row(name: str, path: Path, loader: str, expect_refused: bool) -> dict:
+def _refusal_row(name: str, path: Path, loader: str, says: tuple, expect_refused: bool) -> dict:
     from softmix.numerics.errors import InputError
 
     try:
@@ -146,7 +162,8 @@ def _refusal_row(name: str, path: Path, loader: str, expect_refused: bool) -> di
         how = "accepted"
     except InputError as e:
         msg = str(e)
-        how = "refused" if msg and "\n" not in msg and str(path) in msg else f"refused badly: {msg!r}"
+        lacks = [w for w in (str(path),) + says if w not in msg]
+        how = "refused" if msg and "\n" not in msg and not lacks else f"refused badly: {msg!r} does not say {lacks}"
     except Exception as e:
         how = f"raised {type(e).__name__} instead of an input error"
     bad = int(how != ("refused" if expect_refused else "accepted"))
@@ -173,8 +190,9 @@ def _values():
 
 
 def _precision_rows(expect_guarded: bool) -> list:
-    """gates_mp given the float 0.1 in U: a PrecisionWarning naming U; under strict precision an
-    InputError; given the string "0.1", neither."""
+    """gates_mp given floats that are not the decimal they print as (in U, then in U and z): a
+    PrecisionWarning naming every such place; under strict precision an InputError; given decimal strings,
+    neither."""
     import warnings
 
     from softmix.numerics.attention import gates_mp
@@ -183,22 +201,25 @@ def _precision_rows(expect_guarded: bool) -> list:
     from softmix.numerics.precision import PrecisionWarning, strict_precision
 
     mix = GaussianMixture.from_values(["1/2", "1/2"], [[0], [1]], [[[1]], [[1]]])
-    outcomes = {}
-    for name, U in (("float", [[0.1]]), ("decimal string", [["0.1"]])):
+    rows = []
+    for name, U, z, places in (("float U", [[0.1]], [1], ("U[0][0] = 0.1",)),
+                               ("float U and z", [[0.1]], [0.3], ("U[0][0] = 0.1", "z[0] = 0.3")),
+                               ("decimal strings", [["0.1"]], ["0.3"], ())):
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
-            gates_mp(mix, U, [1], dps=20)
-        warned = [x for x in w if issubclass(x.category, PrecisionWarning) and "U" in str(x.message)]
+            gates_mp(mix, U, z, dps=20)
+        said = " ".join(str(x.message) for x in w if issubclass(x.category, PrecisionWarning))
         try:
             with strict_precision():
-                gates_mp(mix, U, [1], dps=20)
+                gates_mp(mix, U, z, dps=20)
             refused = False
         except InputError:
             refused = True
-        outcomes[name] = (bool(warned), refused)
-    want = {"float": (expect_guarded, expect_guarded), "decimal string": (not expect_guarded, not expect_guarded)}
-    return [{"input": f"gates_mp with U = {name}", "warned, refused under strict": str(outcomes[name]),
-             **Bound().decide(int(outcomes[name] != want[name]), 0)} for name in outcomes]
+        got = (bool(said) and all(pl in said for pl in places), refused)
+        want = (bool(places) == expect_guarded,) * 2
+        rows.append({"input": f"gates_mp with {name}", "warned naming each place, refused under strict": str(got),
+                     **Bound().decide(int(got != want), 0)})
+    return rows
 
 
 def _perturb(x):
@@ -226,10 +247,10 @@ def input_front_end():
                 path = Path(tmp) / f"{name}.json"
                 path.write_text(text)
                 reads.append(_read_row(name, path, loader, _perturb(by_hand) if off else by_hand))
-            for name, (text, loader) in REFUSALS.items():
+            for name, (text, loader, says) in REFUSALS.items():
                 path = Path(tmp) / f"{name}.json"
                 path.write_text(text)
-                refusals.append(_refusal_row(name, path, loader, expect_refused=not off))
+                refusals.append(_refusal_row(name, path, loader, says, expect_refused=not off))
         try:
             read, by_hand = _values()
             gap = _gap(read, _perturb(by_hand) if off else by_hand)

@@ -148,8 +148,9 @@ def setting_from_json(obj, where: str = "setting") -> Setting:
     need, opt = _KEYS[kind]
     missing, extra = sorted(need - set(p)), sorted(set(p) - need - opt)
     if missing or extra:
-        raise InputError(f"{where}.{kind}: " + ("missing key(s) " + ", ".join(missing) if missing else
-                                                "unknown key(s) " + ", ".join(extra)))
+        said = (["missing key(s) " + ", ".join(missing)] if missing else []) + \
+            (["unknown key(s) " + ", ".join(extra)] if extra else [])
+        raise InputError(f"{where}.{kind}: " + "; ".join(said) + f" (expected {', '.join(sorted(need | opt))})")
     try:
         if kind == "icl_regression":
             return icl_regression(p["d"], p["noise_variance"], p["omega"], p["mu"], p.get("beta"))
