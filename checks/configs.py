@@ -1,4 +1,4 @@
-"""Generic configurations by construction: the draws (issue 11).
+"""Generic configurations by construction: the draws.
 
 A claim decided only on a paper's configuration is blind to every term that vanishes there
 (equal-norm means, weights 1/2, symmetric matrices, tilts so small that log-space never

@@ -1,5 +1,5 @@
-"""Mutants nobody chose: mechanical, AST-based mutations of the library (``theory/``, ``numerics/``,
-issue 11) or of the engine (``checks/*.py``, issue 23).
+"""Mutants nobody chose: mechanical, AST-based mutations of the library (``theory/``, ``numerics/``)
+or of the engine (``checks/*.py``).
 
 Every expression node of every module is offered to a fixed set of operators; each operator
 returns a replacement for that node's source segment (``ast.unparse`` of the mutated node, in
@@ -43,8 +43,8 @@ __all__ = ["Mutant", "OPERATORS", "mutants_of_source", "generate_mutants", "samp
 MUTATED_DIRS = ("theory", "numerics")
 #: the folder of the engine target: ``checks/*.py`` (not ``checks/paper/``, the paper's claim library)
 ENGINE_DIR = "checks"
-#: The engine target: the modules of ``checks/`` that turn a claim into a verdict and an exit code
-#: (issue 23, item 3): the rules and fits, the verdict lattice, the configurations drawn for a
+#: The engine target: the modules of ``checks/`` that turn a claim into a verdict and an exit code:
+#: the rules and fits, the verdict lattice, the configurations drawn for a
 #: claim, the parameters, the runner, the claim-writing API and the registry, the operator
 #: front-end (``operator*``), the declared assumptions (``assumption*``) and the Monte Carlo
 #: verdicts.  Left out: the mutation tool itself (its driver and kill rule run from the patched

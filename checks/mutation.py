@@ -1,4 +1,4 @@
-"""Refutation power: mutate theory/ and numerics/ and see who notices (issue 11, part 5).
+"""Refutation power: mutate theory/ and numerics/ and see who notices.
 
 The headline measure is :func:`mutation_score` over mutants generated mechanically
 (:mod:`softmix.checks.mutants`), sampled with a seed:

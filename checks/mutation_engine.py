@@ -1,4 +1,4 @@
-"""Generated mutants over the engine: the verify stage they go through (issue 23, item 3).
+"""Generated mutants over the engine: the verify stage they go through.
 
 The engine target (``softmix mutation-score --target engine``) mutates the modules of ``checks/``
 that turn a claim into a verdict and an exit code (:data:`softmix.checks.mutants.ENGINE_MODULES`:

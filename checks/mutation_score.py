@@ -43,7 +43,7 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     """Sample ``sample`` generated mutants with ``seed`` and score them (see the module docstring).
     ``verify_seed`` is the seed of the claims' runs (the coverage map is recorded with it).
 
-    ``target``: ``"library"`` (default: ``theory/`` and ``numerics/``, as before issue 23),
+    ``target``: ``"library"`` (default: ``theory/`` and ``numerics/``),
     ``"engine"`` (``checks/*.py``: the engine stage of :mod:`softmix.checks.mutation_engine`) or
     ``"all"`` (both populations in one sample; each mutant goes through its own target's stages).
 

@@ -177,7 +177,7 @@ class Claim:
     params_type: type | None = None
     #: why the claim is decided without configurations drawn from the seed (a SymPy proof in fully
     #: general symbols, a certificate of one stated constant, ...); shown as the ``note`` of
-    #: ``configurations`` in the result when nothing is drawn (issue 11)
+    #: ``configurations`` in the result when nothing is drawn
     configurations_note: str = ""
     #: declared :class:`softmix.checks.assumptions.Assumption` objects (``assumptions`` holds their
     #: "name: text" beside any prose): they check --config values and have assumption-dropped controls

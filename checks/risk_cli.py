@@ -1,4 +1,4 @@
-"""Engine of ``softmix risk`` (issue 13): the finite-prompt risk of several heads sharing one prompt.
+"""Engine of ``softmix risk``: the finite-prompt risk of several heads sharing one prompt.
 
     softmix risk (--mixture MIX.json --heads HEADS.json --queries QUERIES.json --target TARGET.json
                   | --setting SETTING.json)

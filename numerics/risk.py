@@ -1,4 +1,4 @@
-"""Finite-prompt risk of several softmax heads sharing one prompt (issue 13; beyond the paper,
+"""Finite-prompt risk of several softmax heads sharing one prompt (beyond the paper,
 which stops at L = infinity -- its predictors are Sec. 3's LDA head and Thm 4.1's two-head
 denoiser, both evaluated at infinite prompts).
 

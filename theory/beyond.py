@@ -56,7 +56,7 @@ def gauss_exp_quadratic_1d_derivation() -> Derivation:
     s = sp.Symbol("s", positive=True)
     t = HALF - s
     derived = std_normal_expectation_1d(sp.exp(t * x**2), x)
-    return Derivation("E exp(t X^2), X ~ N(0,1), t = 1/2 - s < 1/2", "fp-query-averaged-rate (derived here)",
+    return Derivation("E exp(t X^2), X ~ N(0,1), t = 1/2 - s < 1/2", "docs/finite-prompt.md §4 (beyond the paper)",
                       sp.simplify(derived), (1 - 2 * t) ** -HALF, ("s = 1/2 - t > 0",))
 
 
@@ -76,7 +76,8 @@ def gauss_exp_quadratic_2d_derivation() -> Derivation:
     outer = sp.integrate(sp.simplify(inner), (x, -sp.oo, sp.oo), conds="none")
     derived = sp.simplify(outer / (2 * sp.pi))
     stated = sp.sqrt(sp.factor((sp.eye(2) - 2 * B).det())) ** -1
-    return Derivation("E exp(xi^T B xi) = det(I - 2B)^(-1/2), 2-D, B generic", "fp-query-averaged-rate (derived here)",
+    return Derivation("E exp(xi^T B xi) = det(I - 2B)^(-1/2), 2-D, B generic",
+                      "docs/finite-prompt.md §4 (beyond the paper)",
                       derived, sp.simplify(stated), ("I - 2B positive definite",))
 
 
@@ -97,7 +98,7 @@ def gauss_exp_quadratic_poly_derivation(D: int = 2) -> Derivation:
     d_ = sp.together(derived * Dt ** (3 * HALF))
     s_ = sp.together(sp.expand((M.inv() * Q).trace() * detM))
     return Derivation(f"E[xi^T Q xi exp(xi^T B xi)] = det(I-2B)^(-1/2) tr((I-2B)^(-1) Q), D={D}",
-                      "fp-query-averaged-rate (derived here)", sp.expand(d_), sp.expand(s_),
+                      "docs/finite-prompt.md §4 (beyond the paper)", sp.expand(d_), sp.expand(s_),
                       ("I - 2B positive definite",),
                       notes="both sides multiplied by det(I - 2B)^(3/2)")
 
@@ -118,7 +119,8 @@ def per_query_constant_gaussian_derivation(D: int = 2) -> Derivation:
     C = G + shift * shift.T
     derived = rho * (V * C * V.T).trace()
     stated = sp.exp((a.T * G * a)[0, 0]) * (V * (G + G * a * a.T * G) * V.T).trace()
-    return Derivation(f"per-query MSE constant for N(0, Gamma) tokens, D={D}", "notes/finite-prompt.md specialised",
+    return Derivation(f"per-query MSE constant for N(0, Gamma) tokens, D={D}",
+                      "docs/finite-prompt.md §2 (one head, N(0, Gamma) tokens)",
                       derived, stated, ("one zero-mean Gaussian component",))
 
 
@@ -145,7 +147,7 @@ def query_averaged_constant_1d_derivation() -> Derivation:
     integrand = sp.exp(g * a**2) * v**2 * (g + g**2 * a**2)
     derived = sp.simplify(std_normal_expectation_1d(sp.expand(integrand), x))
     stated = query_averaged_constant_stated(sp.Matrix([[g]]), sp.Matrix([[s]]), sp.Matrix([[u]]), sp.Matrix([[v]]))
-    return Derivation("query-averaged first-order MSE constant, D = 1", "fp-query-averaged-rate (derived here)",
+    return Derivation("query-averaged first-order MSE constant, D = 1", "docs/finite-prompt.md §4 (beyond the paper)",
                       derived, sp.simplify(stated), ("lambda = s u^2 g = 1/2 - e < 1/2",))
 
 
@@ -164,7 +166,8 @@ def l1_error_derivation(D: int = 2) -> Derivation:
     target = V * (sig**2 * sp.eye(D)) * U
     derived = (V * second * V.T).trace() + (target * qsecond * target.T).trace()  # independent, zero-mean
     stated = sig**2 * sum(x**2 for x in V) + sig**4 * sum(x**2 for x in (V * U))
-    return Derivation(f"exact L=1 mean squared error, D={D}", "bb-prop-3.1 boundary (derived here)",
+    return Derivation(f"exact L=1 mean squared error, D={D}",
+                      "Boursier-Boyer 2026, Prop. 3.1 at L = 1 (docs/findings.md)",
                       sp.expand(derived), sp.expand(stated), ("tokens N(0, sigma^2 I), queries N(0, I)",))
 
 
@@ -342,7 +345,7 @@ def denoising_derivation(K: int = 3, D: int = 2, equal_norms: bool = True, tempe
     return Derivation(f"Bayes posterior mean = softmax head U = I/sigma^2, V = I, K={K}, D={D}"
                       + ("" if equal_norms else " [equal norms dropped]")
                       + ("" if temperature is None else f" [U = {temperature} I]"),
-                      "in-context denoising (Smart et al. 2025 setting)", derived, stated,
+                      "Smart et al. 2025, in-context denoising (docs/findings.md)", derived, stated,
                       ("clean prompt sum_k pi_k delta_{m_k}",
                        "||m_k|| = r for all k" if equal_norms else "no norm constraint",
                        "noisy query z = x + N(0, sigma^2 I)"))
@@ -408,7 +411,8 @@ def zfb_moment_derivation(d: int = 2) -> Derivation:
     Lam = matrix_symbols("L", d, symmetric=True)
     N = sp.Symbol("N", positive=True)
     derived, _ = zfb_second_moment_derived(Lam, N)
-    return Derivation(f"E[h h^T] = Lam^2 + (Lam^2 + tr(Lam) Lam)/N, d={d}", "Zhang-Frei-Bartlett 2024 (derived here)",
+    return Derivation(f"E[h h^T] = Lam^2 + (Lam^2 + tr(Lam) Lam)/N, d={d}",
+                      "Zhang-Frei-Bartlett 2024, Sec. 4 setting (docs/findings.md)",
                       derived, sp.expand(zfb_second_moment_stated(Lam, N)), ("x_i ~ N(0, Lam)", "w ~ N(0, I_d)"))
 
 
@@ -442,4 +446,5 @@ def zfb_min_loss_derivation(d: int = 2, variant: str | None = None) -> Derivatio
     Gs = zfb_gamma(Lam, N, drop_trace=variant == "dropped-trace", infinite=variant == "infinite-N")
     stated = HALF * (Lam.trace() - (Gs.inv() * Lam**2).trace())
     return Derivation(f"minimal loss 1/2 [tr Lam - tr(Gamma_N^-1 Lam^2)], d={d}" + (f" [{variant}]" if variant else ""),
-                      "Zhang-Frei-Bartlett 2024", sp.simplify(derived), sp.simplify(stated), ("Lam diagonal",))
+                      "Zhang-Frei-Bartlett 2024, Thm 4.1 (docs/findings.md)",
+                      sp.simplify(derived), sp.simplify(stated), ("Lam diagonal",))

@@ -1,4 +1,4 @@
-"""Finite-prompt risk of several heads sharing one prompt (issue 13; pure SymPy, exact).
+"""Finite-prompt risk of several heads sharing one prompt (pure SymPy, exact).
 
 Beyond the paper (which stops at L = infinity).  Three derivations, each from definitions:
 
@@ -86,7 +86,7 @@ def risk_expansion_derivation(H: int = 2) -> Derivation:
     """L (R_L - R_inf) -> K from the delta method, H heads sharing the tokens (eps^2 <-> 1/L)."""
     sy = delta_method_risk(H)
     return Derivation(f"finite-prompt risk coefficient, {H} heads sharing one prompt (delta method)",
-                      "issue 13 (derived here, beyond the paper)", sy["coefficient"],
+                      "docs/finite-prompt.md §3 (beyond the paper)", sy["coefficient"],
                       sp.expand(risk_coefficient_stated(H)),
                       ("sample means Nbar_h = d_h t_h + eps X_N, Dbar_h = d_h + eps X_D, eps^2 = 1/L",
                        "E X = 0, E X_i X_j = c_ij (one token's covariances); remainder O(eps^3)"),
@@ -137,7 +137,7 @@ def multihead_covariance_derivation(K: int = 2, variant: str | None = None) -> D
     b0s = M(2 * a0) / M(a0) ** 2 * v0 * (g(a0) - g(2 * a0))
     stated = sp.Matrix([C01s, b0s])
     return Derivation(f"cross-head covariance and bias, {K}-component mixture (D = 1)",
-                      "issue 13 (derived here, beyond the paper)", derived, stated,
+                      "docs/finite-prompt.md §3 (beyond the paper)", derived, stated,
                       ("tokens i.i.d. sum_j pi_j N(m_j, G_j)", "two heads with tilts a_0, a_1 and values v_h x"))
 
 
@@ -166,4 +166,5 @@ def gaussian_average_derivation() -> Derivation:
     derived = sp.simplify(derived.replace(sp.polar_lift, lambda u: u))
     stated = sp.simplify(gaussian_average_stated(s, alpha, beta, q, mu, sig2))
     return Derivation("Gaussian query average of exp(quadratic) x quadratic (D = 1, non-zero mean)",
-                      "issue 13 (derived here)", derived, stated, ("c = 1 - 2 s sigma^2 > 0 (below the threshold)",))
+                      "docs/finite-prompt.md §4 (beyond the paper)", derived, stated,
+                      ("c = 1 - 2 s sigma^2 > 0 (below the threshold)",))

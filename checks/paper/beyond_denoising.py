@@ -77,7 +77,7 @@ def _rate_rows(ctx, p: Smart, means, w, Z, post, U):
 
 @claim(id="smart-2025-mixture",
        title="Denoising with an atomic clean prompt: one softmax head U = I/sigma^2, V = I is the Bayes posterior mean",
-       source="in-context denoising (Smart et al. 2025 setting); Gabet-Boursier-Boyer 2026 Sec. 4 context",
+       source="Smart et al. 2025, in-context denoising (docs/findings.md); Gabet-Boursier-Boyer 2026, Sec. 4",
        section="beyond", kind="symbolic",
        statement=("clean prompt sum_k pi_k delta_{m_k} with ||m_k|| = r, query z = x + N(0, sigma^2 I): "
                   "T_{I/sigma^2, I}[prompt](z) = E[x | z]; the finite-prompt head converges to it at rate L^(-1/2)"),

@@ -218,7 +218,7 @@ def _mixture_rows(ctx, p: Rate, fam, n_parts, dropped_shift: bool):
 
 @claim(id="fp-query-averaged-rate",
        title="Query-averaged finite-prompt error: 1/L below the exp-moment threshold, L^(-1/(2 lambda)) above",
-       source="docs/finite-prompt.md (query averages; derived here)", section="beyond", kind="monte-carlo",
+       source="docs/finite-prompt.md §4-5 (query averages, beyond the paper)", section="beyond", kind="monte-carlo",
        statement=("tokens N(0, Gamma), queries N(0, Sigma_nu), lambda = lambda_max(Sigma_nu^(1/2) U^T Gamma U "
                   "Sigma_nu^(1/2)). If lambda < 1/2: L E_nu||T_L - T||^2 -> K = det(I-2B)^(-1/2)[tr(V Gamma V^T) + "
                   "tr((I-2B)^(-1) Q)], B = S U^T Gamma U S, Q = S U^T Gamma V^T V Gamma U S. If lambda > 1/2: "

@@ -1,4 +1,4 @@
-"""Displayed steps of Appendix A.1 and B.1-B.3 (display ledger, issue 27): the proofs of
+"""Displayed steps of Appendix A.1 and B.1-B.3 (display ledger): the proofs of
 Prop. 2.1, Lemma B.1, Lemma B.3, Lemma B.4 and Remark B.5, one claim per proof.  Derivations:
 :mod:`softmix.theory.steps_a_b3`."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Displayed steps of Appendix B.4 (display ledger, issue 27): the proofs of Lemma B.6, Lemma B.9,
+"""Displayed steps of Appendix B.4 (display ledger): the proofs of Lemma B.6, Lemma B.9,
 Lemma B.11, Prop. B.12 and Lemma B.16, one claim per proof.  Derivations:
 :mod:`softmix.theory.steps_b4`."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Displayed steps of Appendix B.5.3-B.5.5 (display ledger, issue 27): the proofs of Lemma 3.2,
+"""Displayed steps of Appendix B.5.3-B.5.5 (display ledger): the proofs of Lemma 3.2,
 Lemma B.22 and Prop. 3.4, one claim per proof.  Derivations: :mod:`softmix.theory.steps_b5`;
 the two estimates of B.5.5 are also evaluated at 30 digits at points drawn from the seed."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Displayed steps of Appendix B.6-B.8 (display ledger, issue 27): the second-order chain rule of
+"""Displayed steps of Appendix B.6-B.8 (display ledger): the second-order chain rule of
 Prop. B.29, the Morse-Bott flow of Thm 3.5 (App. B.7) and the branch E2 of Prop. B.31, one claim
 per proof.  Derivations: :mod:`softmix.theory.steps_b6_b8`, :mod:`softmix.theory.steps_b7`; the estimates of B.7 along
 generic instances of the chart flow by the numeric rows of :mod:`.steps_b7_rows`."""

@@ -1,4 +1,4 @@
-"""Numeric rows deciding the kernel inclusions of App. B.6 (proof of Prop. B.29, display ledger, issue 27): at a
+"""Numeric rows deciding the kernel inclusions of App. B.6 (proof of Prop. B.29, display ledger): at a
 drawn point theta* of the optimal manifold Theta_1 = C^-1(0) (w = w*, b = b*, r = 0) of a drawn generic LDA
 problem (d = 2), the Hessian of R is obtained by central finite differences of the gradient (quadrature,
 independent of the second-order chain rule the proof uses); ker DC(theta*) and the numerical kernel of the

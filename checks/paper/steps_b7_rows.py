@@ -1,4 +1,4 @@
-"""Numeric rows deciding the estimates of App. B.7 (proof of Thm 3.5, display ledger, issue 27) on
+"""Numeric rows deciding the estimates of App. B.7 (proof of Thm 3.5, display ledger) on
 generic instances of the chart system B.7#31, ``x' = -2 B(x, y) y``, ``y' = -2 C(x, y) y``.
 
 The proof uses only that, on a compact box ``K`` (``|x_i| <= rho_x``, ``|y_j| <= rho_y``),

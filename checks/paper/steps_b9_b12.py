@@ -1,4 +1,4 @@
-"""Displayed steps of Appendix B.9-B.12 (display ledger, issue 27): the proofs of
+"""Displayed steps of Appendix B.9-B.12 (display ledger): the proofs of
 Lemma B.32, Lemma B.34, Lemma B.35, Lemma B.36 and Thm 3.6 on the symmetric invariant subspace, one claim per
 proof.  Derivations: :mod:`softmix.theory.steps_b9_b12`, :mod:`softmix.theory.steps_b10`; the estimates of
 Lemma B.32 and along the reduced flow of Thm 3.6 (with B.9#21 of Lemma B.33's proof) by the numeric rows of

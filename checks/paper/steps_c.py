@@ -1,4 +1,4 @@
-"""Displayed steps of Sec. 4.2 and Appendix C (display ledger, issue 27): the denoising proofs, one
+"""Displayed steps of Sec. 4.2 and Appendix C (display ledger): the denoising proofs, one
 claim per proof.  Derivations: :mod:`softmix.theory.steps_c`; the probabilistic steps (Bayes' formula, total
 expectation, the law of large numbers, orthogonality) by the numeric rows of :mod:`.steps_c_rows`."""
 from __future__ import annotations

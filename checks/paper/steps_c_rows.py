@@ -1,4 +1,4 @@
-"""Numeric rows deciding the probabilistic steps of App. C (display ledger, issue 27), at drawn generic
+"""Numeric rows deciding the probabilistic steps of App. C (display ledger), at drawn generic
 configurations from ``ctx.stream``:
 
 * C.1#3 (Bayes' formula) and C.1#4 (total expectation): the posterior and the conditional mean

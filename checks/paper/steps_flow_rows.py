@@ -1,4 +1,4 @@
-"""Numeric rows deciding the estimates of App. B.9 and B.12 (display ledger, issue 27): Lemma B.32's
+"""Numeric rows deciding the estimates of App. B.9 and B.12 (display ledger): Lemma B.32's
 coercivity chain, and the estimates along the reduced gradient flow of Thm 3.6 (B.12#4), integrated
 by :func:`softmix.numerics.reduced_flow.reduced_flow` at drawn generic configurations.
 
