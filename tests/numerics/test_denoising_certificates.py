@@ -237,3 +237,22 @@ def test_cover_evidence_prints_bounds_to_eight_digits_by_default():
     one = {"status": True, "boxes": [(Fraction(0), Fraction(1), B.to_arb(Fraction(1, 3)))]}
     assert cover_evidence(one)["worst_box"]["bound"].startswith("[0.33333333 +/-")
     assert cover_evidence(one, digits=5)["worst_box"]["bound"].startswith("[0.33333 +/-")
+
+
+@pytest.mark.timeout(60)
+def test_u_lambda_just_above_1_shrinks_the_near_root_window_past_the_positive_piece():
+    """lambda = 1001/1000 and 1 + 1e-5: the root is so small (0.0773..., 0.00775...) that the near-root window
+    eta = 1/64 would reach below d0 (where H > 0 is known from the Taylor bound), so eta is halved until
+    r - 2 eta > d0 (the only claim-free branch of the certificate, and a loop).  The certificate still
+    encloses the root mpmath finds, and its pieces chain: H > 0 on [d0, r - eta], H' < 0 on [r - eta, r + eta]."""
+    for lam, d0 in (("1001/1000", Fraction(1, 16)), ("100001/100000", Fraction(1, 256))):
+        cert = u_lambda_certificate(lam, prec=128)
+        l2 = Fraction(lam) ** 2
+        with mpm.workdps(40):
+            r = mpm.findroot(lambda u: mpm.tanh(mpm.mpf(l2.numerator) / l2.denominator * u) - u, float(cert["_lo"]))
+        assert cert["uniqueness_and_existence_certified"]
+        assert cert["_lo"] < Fraction(mpm.nstr(r, 35)) < cert["_hi"]
+        pos, near = cert["H_positive_on"]["interval"], cert["H_decreasing_near_root"]["interval"]
+        assert Fraction(pos[0]) == d0 and pos[1] == near[0]
+        eta = (Fraction(near[1]) - Fraction(near[0])) / 2
+        assert eta < Fraction(1, 64) and Fraction(near[0]) - eta > d0
