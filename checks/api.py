@@ -185,6 +185,42 @@ def _params_type(fn, params):
     return P
 
 
+def _claim_arguments(id: str, controls, configurations, checks, assumptions) -> tuple[list, list]:
+    """:func:`claim`'s arguments checked at import; the assumptions split into (prose, Assumption objects)."""
+    from .assumptions import Assumption
+
+    if not controls or not isinstance(controls, dict):
+        raise ValueError(f"claim {id}: controls must map at least one control name to its description")
+    if configurations is not None and not isinstance(configurations, Draws):
+        raise TypeError(f"claim {id}: configurations= takes a softmix.Draws(draw, quick=, full=), "
+                        f"not {type(configurations).__name__}")
+    if isinstance(checks, str) or any(not isinstance(n, str) or not n.strip() for n in checks):
+        raise TypeError(f"claim {id}: checks= takes a tuple of non-empty names")
+    prose, objects = [], []
+    for a in assumptions:
+        if isinstance(a, Assumption):
+            objects.append(a)
+            prose.append(a.describe())
+        elif isinstance(a, str):
+            prose.append(a)
+        else:
+            raise TypeError(f"claim {id}: an assumption is an Assumption object or a string, not {type(a).__name__}")
+    return prose, objects
+
+
+def _defaults_and_profiles(id: str, P, profiles) -> tuple[dict, dict]:
+    """The parameter dataclass ``P``'s field defaults, and ``profiles`` checked against its fields (at import)."""
+    try:
+        base = P()
+    except TypeError as e:
+        raise TypeError(f"claim {id}: every field of {P.__name__} needs a default ({e})") from None
+    prof = {}
+    for name, repl in (profiles or {}).items():
+        dataclasses.replace(base, **repl)  # raises TypeError on an unknown field, at import
+        prof[name] = dict(repl)
+    return {f.name: getattr(base, f.name) for f in dataclasses.fields(P)}, prof
+
+
 def claim(*, id: str, title: str, source: str, controls: dict, section: str = "user", kind: str = "numeric",
           statement: str = "", assumptions=(), profiles: dict | None = None, derivations=None, params=None,
           configurations_note: str = "", configurations: Draws | None = None, independence: str = "",
@@ -222,36 +258,11 @@ def claim(*, id: str, title: str, source: str, controls: dict, section: str = "u
       declared control then).  Not refuted, it yields a ``scope`` finding (the assumption is not
       needed), which does not fail the run.
     """
-    from .assumptions import Assumption
-
-    if not controls or not isinstance(controls, dict):
-        raise ValueError(f"claim {id}: controls must map at least one control name to its description")
-    if configurations is not None and not isinstance(configurations, Draws):
-        raise TypeError(f"claim {id}: configurations= takes a softmix.Draws(draw, quick=, full=), "
-                        f"not {type(configurations).__name__}")
-    if isinstance(checks, str) or any(not isinstance(n, str) or not n.strip() for n in checks):
-        raise TypeError(f"claim {id}: checks= takes a tuple of non-empty names")
-    prose, objects = [], []
-    for a in assumptions:
-        if isinstance(a, Assumption):
-            objects.append(a)
-            prose.append(a.describe())
-        elif isinstance(a, str):
-            prose.append(a)
-        else:
-            raise TypeError(f"claim {id}: an assumption is an Assumption object or a string, not {type(a).__name__}")
+    prose, objects = _claim_arguments(id, controls, configurations, checks, assumptions)
 
     def wrap(fn):
         P = _params_type(fn, params)
-        try:
-            base = P()
-        except TypeError as e:
-            raise TypeError(f"claim {id}: every field of {P.__name__} needs a default ({e})") from None
-        prof = {}
-        for name, repl in (profiles or {}).items():
-            dataclasses.replace(base, **repl)  # raises TypeError on an unknown field, at import
-            prof[name] = dict(repl)
-        defaults = {f.name: getattr(base, f.name) for f in dataclasses.fields(P)}
+        defaults, prof = _defaults_and_profiles(id, P, profiles)
         bound = check_defaults(id, objects, defaults, prof)
         ctl = _controls_with_dropped(id, controls, bound)
 

@@ -54,16 +54,37 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="softmix", description="Verify theorems about softmax attention on Gaussian mixtures.")
     sub = p.add_subparsers(dest="cmd", parser_class=_Parser)
     sub.required = True
+    _add_list(sub)
+    _add_show(sub)
+    _add_verify(sub)
+    _add_coverage(sub)
+    _add_schema(sub)
+    _add_mutation(sub)
+    _add_operator_commands(sub)
+    _add_risk(sub)
+    return p
+
+
+def _add_list(sub) -> None:
+    """``softmix list``: its arguments."""
     sp = sub.add_parser("list", help="list claim ids")
     sp.add_argument("--where", action="store_true", help="print the module and function that decides each claim")
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_list)
+
+
+def _add_show(sub) -> None:
+    """``softmix show``: its arguments."""
     sp = sub.add_parser("show", help="statement, assumptions, parameters and derivation of claims")
     sp.add_argument("claims", nargs="+", help="claim ids (see 'softmix list')")
     sp.add_argument("--latex", action="store_true", help="print derivations as LaTeX instead of pretty text")
     sp.add_argument("--no-derivation", action="store_true", help="omit the derived and stated expressions")
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_show)
+
+
+def _add_verify(sub) -> None:
+    """``softmix verify``: its arguments."""
     sp = sub.add_parser("verify", help="run claims and their negative controls")
     sp.add_argument("claims", nargs="*", help="claim ids to run (default: every registered claim; with --plugin, "
                                               "the plugins' claims)")
@@ -95,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "own machinery on every run; see docs/engine.md); a warning is printed")
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_verify)
+
+
+def _add_coverage(sub) -> None:
+    """``softmix coverage``: its arguments."""
     sp = sub.add_parser("coverage", help="which claims decide each numbered statement (or, with --displays, each "
                                          "displayed formula) of the source documents")
     sp.add_argument("--json", help="write {\"statements\": [...]} (with --displays: {\"displays\": [...]}) "
@@ -110,8 +135,16 @@ def build_parser() -> argparse.ArgumentParser:
                          "in priority order")
     _plugin_option(sp)
     sp.set_defaults(fn=_cmd_coverage_or_displays)
+
+
+def _add_schema(sub) -> None:
+    """``softmix schema``: its arguments."""
     sp = sub.add_parser("schema", help="print the JSON schema of 'verify --json' output")
     sp.set_defaults(fn=_cmd_schema)
+
+
+def _add_mutation(sub) -> None:
+    """``softmix mutation-score``: its arguments."""
     sp = sub.add_parser("mutation-score", help="mutate the library or the engine and count the mutants verify kills")
     sp.add_argument("--sample", type=int, help="number of generated mutants to sample (default 200)")
     sp.add_argument("--target", choices=("library", "engine", "all"), default="library",
@@ -135,6 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", metavar="PATH", help="write the per-mutant results to PATH")
     sp.add_argument("--quiet", action="store_true", help="no progress lines")
     sp.set_defaults(fn=_cmd_mutation)
+
+
+def _add_operator_commands(sub) -> None:
+    """``softmix attention`` and ``softmix finite-prompt``: its arguments."""
     for name, fn, hlp in (("attention", _cmd_attention, "evaluate T, T_lin and the gates"),
                           ("finite-prompt", _cmd_finite_prompt, "finite-prompt constants and Monte Carlo")):
         sp = sub.add_parser(name, help=hlp)
@@ -154,6 +191,10 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--seed", type=_seed, default=0, help="Monte Carlo seed")
             _verdict_options(sp, "L * MSE")
         sp.set_defaults(fn=fn)
+
+
+def _add_risk(sub) -> None:
+    """``softmix risk``: its arguments."""
     sp = sub.add_parser("risk", help="finite-prompt risk of several heads sharing one prompt (1/L coefficient)")
     for opt, hlp in (("--mixture", "token law: a mixture file {weights, means, covariances}"),
                      ("--heads",
@@ -171,7 +212,6 @@ def build_parser() -> argparse.ArgumentParser:
     _verdict_options(sp, "L (R_L - R_inf)")
     sp.add_argument("--json", metavar="PATH", help="also write the printed JSON to PATH")
     sp.set_defaults(fn=_cmd_risk)
-    return p
 
 
 def _check_output_paths(args) -> None:

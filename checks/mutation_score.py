@@ -36,6 +36,21 @@ def summarize(rows: list[dict]) -> dict:
             "score_verify_plus_tests": (by_verify + by_tests) / denom if denom else 0.0}
 
 
+def _stage_summaries(erec, target: str, out: list, chosen: list) -> dict[str, Any]:
+    """The engine stage's record (when engine mutants ran) and, for ``target="all"``, a summary per target."""
+    from .mutants import target_of
+
+    extra: dict[str, Any] = {}
+    if erec is not None:
+        extra["engine_stage"] = {"claims": sorted(erec["claims"]), "engine_controls": sorted(erec["engine_controls"]),
+                                 "seconds": erec["seconds"], "engine_hash": erec["hash"],
+                                 "reproducible": erec["reproducible"]}
+    if target == "all":
+        extra["by_target"] = {t: summarize([r for r, m in zip(out, chosen) if target_of(m.path) == t])
+                              for t in ("library", "engine")}
+    return extra
+
+
 def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 2, tests: bool = True,
                              verify_seed: int = DEFAULT_SEED, progress=None, root: Path | None = None,
                              map_progress=None, test_timeout: float = 120, checkpoint: Path | None = None,
@@ -103,14 +118,7 @@ def generated_mutation_score(sample: int, seed: int = DEFAULT_SEED, jobs: int = 
     out = [rows[m.id] for m in chosen]
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
-    extra: dict[str, Any] = {}
-    if erec is not None:
-        extra["engine_stage"] = {"claims": sorted(erec["claims"]), "engine_controls": sorted(erec["engine_controls"]),
-                                 "seconds": erec["seconds"], "engine_hash": erec["hash"],
-                                 "reproducible": erec["reproducible"]}
-    if target == "all":
-        extra["by_target"] = {t: summarize([r for r, m in zip(out, chosen) if target_of(m.path) == t])
-                              for t in ("library", "engine")}
+    extra = _stage_summaries(erec, target, out, chosen)
     return {"cpu_seconds": round(cpu, 1), "kind": "generated", "target": target, "population": len(population),
             "sample": len(chosen), "sample_seed": seed,
             "verify_seed": verify_seed, "jobs": jobs, "test_timeout": test_timeout, "test_selection": test_selection,
