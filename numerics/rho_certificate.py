@@ -20,7 +20,7 @@ import numpy as np
 
 from .mixture import GaussianMixture
 
-__all__ = ["rho_lower_bounds", "require_flint", "MAX_ROWS"]
+__all__ = ["rho_lower_bounds", "log_rho_gradient", "require_flint", "MAX_ROWS"]
 
 #: boxes listed in the result (all are decided)
 MAX_ROWS = 12
@@ -120,6 +120,15 @@ def _box_bound(f: _LogRho, lam, lo, hi):
     if direct > 0 and direct >= curv:
         return direct, "direct"
     return (curv if curv >= direct else direct), "curvature"
+
+
+def log_rho_gradient(mixture: GaussianMixture, point, denominator_power: int = 2) -> list:
+    """Balls enclosing grad log rho(a) = 2 grad Lambda(2a) - k grad Lambda(a) (``k = denominator_power``) at the
+    exact ``point`` -- the gradient the mean-value form of :func:`rho_lower_bounds` uses -- at the caller's ball
+    precision (:func:`softmix.numerics.balls.precision`)."""
+    from . import balls as B
+
+    return _LogRho(B, mixture, int(denominator_power)).gradF([B.to_arb(Fraction(x)) for x in point])
 
 
 def rho_lower_bounds(mixture: dict, tilt_box, grid: int, prec: int = 96, denominator_power: int = 2) -> dict:

@@ -99,7 +99,7 @@ DRAWS = Draws(draw, quick=1, full=3)
 
 def constants_agreement(p):
     """The float64 constants used as predictions agree with the arbitrary-precision path the CLI uses
-    (``finite_prompt_constants_mp`` at 30 digits, exact inputs) to 9 digits: a part."""
+    (``finite_prompt_constants_mp`` at 30 digits, exact inputs) to 9 digits, and log_rho the log of its rho: a part."""
     mix, U, V, z = configuration(p)
     c = finite_prompt_constants(mix, U, V, z)
     cm = finite_prompt_constants_mp(mix, _exact(p.U), _exact(p.V), _exact(p.z), dps=30)
@@ -109,6 +109,8 @@ def constants_agreement(p):
         b = cm[k]
         b = np.array([float(x) for x in b]) if isinstance(b, mpm.matrix) else np.array([float(b)])
         rows.append({"constant": k, **rule.decide(float(np.max(np.abs(a - b))), float(np.max(np.abs(b))))})
+    ref = float(mpm.log(cm["rho"]))  # log_rho (what the overflow branch and a caller read) vs log of the 30-digit rho
+    rows.append({"constant": "log_rho", **rule.decide(abs(c["log_rho"] - ref), abs(ref))})
     return part("numeric", rows, name="float64 vs 30-digit constants")
 
 

@@ -36,7 +36,8 @@ def _certificate(p: RhoBox, power: int):
 
 def _probe_rows(B, p: RhoBox, cert) -> list:
     """The probe's ball contains, and three boxes' lower bounds of log rho lie below (at the box centres), the
-    40-digit rho of numerics.finite_prompt.finite_prompt_constants_mp (U = V = I, so that a = z)."""
+    40-digit rho of numerics.finite_prompt.finite_prompt_constants_mp (U = V = I, so that a = z); the gradient the
+    mean-value form uses against its numerical derivative (:func:`_gradient_row`)."""
     from flint import arb
 
     from softmix.numerics.finite_prompt import finite_prompt_constants_mp
@@ -52,12 +53,31 @@ def _probe_rows(B, p: RhoBox, cert) -> list:
         pt, ball = cert["probe"]
         rows.append({"check": f"the ball of rho at the probe {[str(x) for x in pt]} contains the 40-digit rho",
                      "passed": B.ball_contains(ball, rho40(pt), mpm.mpf(10) ** -35)})
+        rows.append(_gradient_row(B, mix, eye, [(Fraction(a) + Fraction(b)) / 2 for a, b in boxes[0]["box"]]))
         for tag, r in (("worst box", worst), ("first box", boxes[0]), ("last box", boxes[-1])):
             c = [(Fraction(a) + Fraction(b)) / 2 for a, b in r["box"]]
             lr = mpm.log(rho40(c))
             rows.append({"check": f"{tag} {[str(x) for x in c]}: lower bound <= the 40-digit log rho at its centre",
                          "passed": B.le(r["bound"], arb(mpm.nstr(lr, 40), "1e-35"))})
     return rows
+
+
+def _gradient_row(B, mix, eye, c) -> dict:
+    """The gradient of log rho that the boxes' mean-value form uses (rho_certificate._LogRho.gradF, a ball) at the
+    exact point c (the first box's centre: at the probe a = 0 every rho's gradient vanishes) contains mpmath.diff of
+    the 40-digit log rho (a numerical derivative, no gradient formula) known to 1e-35 (5 guard digits).  Caller
+    holds workdps(40) and the certificate's precision."""
+    from softmix.numerics.finite_prompt import finite_prompt_constants_mp
+    from softmix.numerics.rho_certificate import log_rho_gradient
+
+    balls = log_rho_gradient(mix, c)
+    x0 = [mpm.mpf(x.numerator) / x.denominator for x in c]
+    logrho = lambda *a: mpm.log(finite_prompt_constants_mp(mix, eye, eye, list(a), mpm.mp.dps)["rho"])  # diff's dps
+    ref = [mpm.diff(logrho, x0, tuple(int(i == j) for j in range(len(x0)))) for i in range(len(x0))]
+    ok = [B.ball_contains(g, r, mpm.mpf(10) ** -35) for g, r in zip(balls, ref)]
+    return {"check": f"at {[str(x) for x in c]}: the gradient ball of log rho (the mean-value form's) contains "
+                     "mpmath.diff of the 40-digit log rho", "reference": [mpm.nstr(r, 12) for r in ref],
+            "passed": False if False in ok else (None if None in ok else True)}
 
 
 def _strict_row(B, cert) -> dict:
@@ -85,7 +105,8 @@ def _strict_row(B, cert) -> dict:
                            "rho >= 1 in general is Jensen's inequality",
        independence="derived side: ball-arithmetic enclosure of M(2a)/M(a)^2 over a box; stated side: rho >= 1; "
                     "rigour: "
-                    "the probe ball and three boxes' lower bounds against finite_prompt_constants_mp at 40 digits; "
+                    "the probe ball and three boxes' lower bounds against finite_prompt_constants_mp at 40 digits, "
+                    "the mean-value form's gradient ball against mpmath.diff of it; "
                     "shared: nothing")
 def cert_fp_rho(p: RhoBox, ctx):
     """Verified iff every box has a certified lower bound of log rho >= log threshold (> when the threshold is not

@@ -120,7 +120,8 @@ def _perturbation_rows(P, z0, R0, rng, count):
 def lemma_b4(p: LemmaB4, ctx):
     """Every perturbed effective predictor has a larger risk than the claimed minimiser (float64 GH, 60 nodes);
     R* (1-D Gauss-Hermite, refined) equals its definition by tanh-sinh at 20 digits within 10 (both error
-    estimates) + 1e-14 max(1, R*), and the float64 60-node risk at (w*, b*, 0, 0) equals it within 1e-10."""
+    estimates) + 1e-14 max(1, R*), and the float64 60-node risk at (w*, b*, 0, 0) equals it within 1e-10;
+    undecided if either error estimate exceeds 1e-16 max(1, R*) (it would then set the tolerance)."""
     P = N.LDAProblem.from_params(p.lda)
     val, err, n = _bayes_risk_refined(P, p.nodes, p.dps)
     shifted = ctx.control("shifted-minimiser")
@@ -143,6 +144,10 @@ def lemma_b4(p: LemmaB4, ctx):
     if err > mpm.mpf(10) ** -16 * max(1, abs(val)):
         rows.append({"check": "1-D rule error estimate below 1e-16 relative", "passed": None,
                      "error_estimate": mpm.nstr(err, 3), "to_settle": f"more than {n} quadrature nodes"})
+    if not ref_err <= mpm.mpf(10) ** -16 * max(1, abs(ref)):  # else the reference's own estimate sets rtol
+        rows.append({"check": "tanh-sinh reference error estimate below 1e-16 relative (2 digits under the "
+                     "1e-14 floor)", "passed": None, "error_estimate": mpm.nstr(ref_err, 3),
+                     "to_settle": "a reference resolved to its 20 digits"})
     return part("numeric", rows, rule=lemma_b4.__doc__)
 
 

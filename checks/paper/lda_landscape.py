@@ -162,7 +162,8 @@ def _escape_implementation_rows(P, c, corrected, n, R=20.0):
     """The two measured quantities against their definitions at R = 20 (the identities hold for every R;
     R = 20 keeps the float64 cancellation of the direct form small): escape_gap (cancellation-free) =
     R~(zeta_R) - R* by eff_risk and R* by checks.paper.lda.bayes_risk_reference (tanh-sinh, 20 digits),
-    within 10 (rule differences + R* error) + 100 eps (R + |b*| + 1); escape_l1 =
+    within 10 (rule differences + R* error) + 100 eps (R + |b*| + 1), undecided if the R* error estimate
+    exceeds 1e-16 max(1, R*); escape_l1 =
     numerics.lda_references.escape_l1_reference within 10 (error estimates) + 1e-12 |value| + 100 eps (R +
     |b*| + 1) (the float64 round-off of the integrand; seed 9226: 9.0e-16 against 4.2e-16 at s0 = 0.04)."""
     z = LL.escaping_zeta(P, c, R, corrected)
@@ -173,6 +174,9 @@ def _escape_implementation_rows(P, c, corrected, n, R=20.0):
     floor = 100 * EPS * (R + abs(bs) + 1)
     rows = [_bound("escape_gap(20) = R~(zeta_20) - R* (definition)", abs(g2 - (d2 - float(Rs_))),
                    10 * (abs(g2 - g1) + abs(d2 - d1) + float(Rerr)) + floor, R=R)]
+    if not Rerr <= 1e-16 * max(1, abs(Rs_)):  # R* at 20 digits: an unresolved estimate would set the rule
+        rows.append(_undecided("tanh-sinh R* error estimate below 1e-16 relative", "the reference is not resolved",
+                               error_estimate=float(Rerr), to_settle="a reference resolved to its 20 digits"))
     l1, e1 = LL.escape_l1(P, c, R, corrected)
     ref = REF.escape_l1_reference(P, z, c)
     if ref is None:

@@ -118,3 +118,26 @@ def test_the_gradient_of_log_rho_on_a_point_is_the_mpmath_derivative(kpow):
         d = lambda g, i: (g([a + b for a, b in zip(xm, e(i))]) - g([a - b for a, b in zip(xm, e(i))])) / (2 * h)  # noqa: E731
         assert gl == pytest.approx([float(d(lam, i)) for i in range(2)], rel=1e-12, abs=1e-14)
         assert gF == pytest.approx([float(d(F, i)) for i in range(2)], rel=1e-12, abs=1e-14)
+
+
+def test_log_rho_gradient_of_one_gaussian_is_2_gamma_a_and_of_two_the_weighted_means():
+    """One component N(m, G): Lambda(a) = m.a + a.G a / 2, so log rho = Lambda(2a) - 2 Lambda(a) = a.G a and its
+    gradient 2 G a exactly (the means cancel); with k = 1 it is 2 grad Lambda(2a) - grad Lambda(a) = m + 3 G a.
+    Two components at a = 0: grad Lambda(0) = the weighted mean, so the gradient is (2 - k) sum_j pi_j m_j."""
+    from fractions import Fraction as F
+
+    from softmix.numerics import balls as B
+    from softmix.numerics.mixture import GaussianMixture
+    from softmix.numerics.rho_certificate import log_rho_gradient
+
+    G, m, a = [[F(2), F(1, 2)], [F(1, 2), F(1)]], [F(3, 4), F(-1)], [F(1, 3), F(-1, 2)]
+    one = GaussianMixture.from_values([1], [m], [G])
+    Ga = [sum(G[i][j] * a[j] for j in range(2)) for i in range(2)]
+    two = GaussianMixture.from_values(["1/4", "3/4"], [[1, 0], [0, 2]], [G, G])
+    with B.precision(128), mpm.workdps(50):  # the exact answers, to 1e-45: inside balls of radius ~1e-36
+        cases = [(one, a, 2, [2 * x for x in Ga]), (one, a, 1, [mi + 3 * x for mi, x in zip(m, Ga)]),
+                 (two, [0, 0], 1, [F(1, 4), F(3, 2)]), (two, [0, 0], 3, [F(-1, 4), F(-3, 2)])]
+        for mix, pt, k, want in cases:
+            got = log_rho_gradient(mix, pt, k)
+            assert all(B.ball_contains(g, mpm.mpf(w.numerator) / w.denominator, mpm.mpf(10) ** -45) is True
+                       for g, w in zip(got, want)), (pt, k, [str(g) for g in got])

@@ -32,8 +32,21 @@ def test_clean_certificates_enclose_their_references():
     r = run_claim("cert-fp-rho", "quick", 7)
     assert r["verdict"] == "verified" and all(row["passed"] is True for row in r["evidence"]["certificate"]["rows"])
     rows = r["evidence"]["certificate"]["rows"]
-    assert len(rows) == 6  # the boxes, the boxes off a = 0 (strict), the probe ball, three boxes at 40 digits
+    assert len(rows) == 7  # the boxes, off a = 0 (strict), the probe ball, the gradient ball, three boxes at 40 digits
     assert any("equality only at a = 0" in row["check"] for row in rows)
+    assert any("gradient ball of log rho" in row["check"] for row in rows)
+
+
+def test_a_wrong_gradient_of_the_mean_value_form_refutes_cert_fp_rho(monkeypatch):
+    """The default box never lets the mean-value form decide a bound (the naive ball or the curvature form is
+    tighter), so a wrong gradient of Lambda (here taken at 2x) is seen only by the claim's gradient row."""
+    from softmix.numerics import rho_certificate as RC
+
+    orig = RC._LogRho.grad_lambda
+    monkeypatch.setattr(RC._LogRho, "grad_lambda", lambda self, x: orig(self, [2 * v for v in x]))
+    r = run_claim("cert-fp-rho", "quick", 7)
+    assert r["verdict"] == "refuted"
+    assert [row["passed"] for row in r["evidence"]["certificate"]["rows"] if "gradient ball" in row["check"]] == [False]
 
 
 def test_dropping_the_tail_radius_refutes_the_hessian_certificate(monkeypatch):
