@@ -11,7 +11,7 @@ import numpy as np
 import sympy as sp
 
 from softmix.numerics.denoising import DenoisingTask, bayes_denoiser, bayes_denoiser_mp
-from softmix.numerics.denoising_references import rational_queries
+from softmix.numerics.denoising_references import isotropic_posterior_mean_quadrature, rational_queries
 from softmix.numerics.errors import InputError
 from softmix.numerics.mixture import GaussianMixture
 from softmix.numerics.posterior import posterior_mean, posterior_mean_mp
@@ -87,6 +87,33 @@ def _conditioning_rows(t: DenoisingTask, ctx, dropped_offset: bool) -> list:
              **Residual(dps=16, guard=4).decide(worst_gf, scale=scale_f)}]
 
 
+def _unequal_covariance_row(t: DenoisingTask, ctx, dps: int = 40) -> dict:
+    """numerics.posterior.posterior_mean_mp where the components' covariances differ (v1 = gamma^2 + 1/4,
+    v2 = 2 gamma^2 + 1, times I): with a shared Gamma the det S_k of the general conditioning cancel in the
+    gates, so only here is that code decided.  Reference: the definition, by
+    numerics.denoising_references.isotropic_posterior_mean_quadrature at dps + 10 digits (one random rational
+    query); rule: agreement to dps - 10 digits, inconclusive if the quadratures' relative error estimate
+    exceeds that tolerance."""
+    from fractions import Fraction
+
+    v = [t.gamma**2 + Fraction(1, 4), 2 * t.gamma**2 + 1]
+    d, rule = t.d, Residual(dps=dps)
+    clean = GaussianMixture.from_values([t.pi1, 1 - t.pi1], [list(t.m1), list(t.m2)],
+                                        [[[vk if i == j else 0 for j in range(d)] for i in range(d)] for vk in v])
+    (q,) = rational_queries(ctx.stream("queries-unequal"), d, 1)
+    ref, qerr = isotropic_posterior_mean_quadrature([t.pi1, 1 - t.pi1], [t.m1, t.m2], v, t.xi**2, q, dps + 10)
+    got = posterior_mean_mp(clean, t.xi**2, q, dps)
+    with workdps(dps + 10):
+        worst, scale = max(abs(x - y) for x, y in zip(got, ref)), max(abs(x) for x in ref)
+    row = {"check": "numerics.posterior.posterior_mean_mp with component covariances (gamma^2 + 1/4) I and "
+                    "(2 gamma^2 + 1) I == the definition (coordinatewise quadrature)",
+           "variances": [str(x) for x in v], **rule.decide(worst, scale=scale),
+           "quadrature_relative_error_estimate": mpm.nstr(qerr, 3)}
+    if qerr * max(1, scale) > mpm.mpf(10) ** (rule.guard - rule.dps):
+        row.update(passed=None, verdict="inconclusive", reason="quadrature error estimate above the tolerance")
+    return row
+
+
 def c1_derivations(offset: bool = True) -> list:
     """Eq. (10) by conditioning, Tweedie's formula and the attention display (without the offsets: the
     control's eq. (10) alone)."""
@@ -110,6 +137,7 @@ def prop_c_1(p: TaskParams, ctx):
     dropped = ctx.control("dropped-offset")
     t = task(p)
     rows = _conditioning_rows(t, ctx, dropped) if t.d <= 4 else []
+    rows += [] if dropped or t.d > 4 else [_unequal_covariance_row(t, ctx)]  # the control changes eq. (10) only
     rows.append(task_domain_row())
     return [decide(c1_derivations(offset=not dropped), ctx), part("numeric", rows)]
 

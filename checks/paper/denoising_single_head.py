@@ -30,23 +30,23 @@ def _derived(t: DenoisingTask):
                     lambda: TH.derived_single_heads(m1, m2, g, x, p))
 
 
-def _not_stated(t: DenoisingTask, U, V, derived, stated_solutions):
-    """The derived heads that satisfy no stated system (or, given solution sets, specialise none)."""
+def _not_stated(t: DenoisingTask, U, V, derived, stated, by_equations: bool):
+    """The derived heads that specialise no solution of the stated side (``{name: [solution dicts]}``)
+    and, with ``by_equations``, also those that satisfy no stated system (conditions (1)-(3) and, when
+    pi1 = 1/2, the exchanged endpoints) substituted directly: a solved stated family that lost an
+    orientation or a branch would otherwise pass, since every head it keeps still realises f*."""
     m1, m2, g, x, p = sym_task(t)
     unknowns = list(U) + list(V)
+    systems = [TD.single_head_conditions(U, V, m1, m2, g, x)]
+    if p == sp.Rational(1, 2):
+        systems.append(TH.exchanged_endpoint_conditions(U, V, m1, m2, g, x))
     out = []
-    if stated_solutions is None:
-        systems = [TD.single_head_conditions(U, V, m1, m2, g, x)]
-        if p == sp.Rational(1, 2):
-            systems.append(TH.exchanged_endpoint_conditions(U, V, m1, m2, g, x))
-        for s in derived:
-            if not any(all(sp.simplify(q.subs(s)) == 0 for q in eqs) for eqs in systems):
-                out.append({str(k): str(v) for k, v in s.items()})
-        return out
     for s in derived:
         full = {u: s.get(u, u) for u in unknowns}
         inside = lambda st: all(sp.simplify(full[u] - sp.sympify(v).xreplace(full)) == 0 for u, v in st.items())
-        if not any(inside(st) for sols in stated_solutions.values() for st in sols):
+        solved = any(inside(st) for sols in stated.values() for st in sols)
+        held = not by_equations or any(all(sp.simplify(q.subs(s)) == 0 for q in eqs) for eqs in systems)
+        if not (solved and held):
             out.append({str(k): str(v) for k, v in s.items()})
     return out
 
@@ -76,15 +76,15 @@ def _not_realising(t: DenoisingTask, U, V, z, e, stated, rng):
 
 def compare_single_heads(t: DenoisingTask, rng, stated_solutions=None) -> dict:
     """Derived single heads vs the stated ones at ``t``, both directions: every derived head satisfies
-    (1)-(3) (or the exchanged orientation when pi1 = 1/2), every stated head makes the display equal
-    f* at random rational queries.  ``stated_solutions`` ({name: [solution dicts]}) replaces the
-    stated side (Prop. C.3's solver); a derived head then belongs to it when it specialises one."""
+    (1)-(3) (or the exchanged orientation when pi1 = 1/2) and specialises a solved stated head, every
+    stated head makes the display equal f* at random rational queries.  ``stated_solutions`` ({name:
+    [solution dicts]}) replaces the stated side (Prop. C.3's solver); a derived head must specialise one."""
     U, V, z, e, derived = _derived(t)
     m1, m2, g, x, p = sym_task(t)
     stated = stated_solutions if stated_solutions is not None else remember(
         "denoising.stated-single-heads", (tuple(m1), tuple(m2), g, x, p),
         lambda: TH.stated_single_heads(U, V, m1, m2, g, x, p))
-    not_stated = _not_stated(t, U, V, derived, stated_solutions)
+    not_stated = _not_stated(t, U, V, derived, stated, by_equations=stated_solutions is None)
     not_realising, worst = _not_realising(t, U, V, z, e, stated, rng)
     return {"gamma": str(g), "derived_solutions": _S(derived),
             "stated_solutions": {k: _S(v) for k, v in stated.items()},

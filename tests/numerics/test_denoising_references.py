@@ -117,3 +117,30 @@ def test_rational_queries_fill_the_closed_box_of_eighths_and_no_more():
     for scale in (1, 3):
         vals = [v for q in rational_queries(np.random.default_rng(scale), 2, 1500, scale) for v in q]
         assert min(vals) == -scale and max(vals) == scale and all((8 * v).denominator == 1 for v in vals)
+
+
+def test_isotropic_posterior_mean_quadrature_has_the_known_answers():
+    """One component N(m, v I): E[X | z] = (v z + xi^2 m) / (v + xi^2) coordinatewise.  Two (d = 2, unequal
+    variances, so the gates carry det(S_k)^(-1/2) = (v_k + xi^2)^(-1)): gates w_k N(z; m_k, (v_k + xi^2) I),
+    written out by hand here."""
+    import mpmath as mpm
+
+    from softmix.numerics.denoising_references import isotropic_posterior_mean_quadrature
+
+    F = Fraction
+    with mpm.workdps(40):
+        m, v, n, z = [F(1, 2), F(-3, 4)], F(5, 4), F(1, 3), [F(2), F(-1, 8)]
+        got, err = isotropic_posterior_mean_quadrature([1], [m], [v], n, z, dps=40)
+        want = [(v * zi + n * mi) / (v + n) for zi, mi in zip(z, m)]
+        assert err < mpm.mpf(10) ** -30
+        assert max(abs(g - mpm.mpf(w.numerator) / w.denominator) for g, w in zip(got, want)) < mpm.mpf(10) ** -30
+
+        w, ms, vs = [F(3, 10), F(7, 10)], [[F(1), F(0)], [F(-1, 2), F(2)]], [F(1, 4), F(2)]
+        got, err = isotropic_posterior_mean_quadrature(w, ms, vs, n, z, dps=40)
+        q = lambda x: mpm.mpf(x.numerator) / x.denominator  # noqa: E731
+        gate = [q(wk) * (q(vk) + q(n)) ** -1 * mpm.exp(-sum((q(zi) - q(mi)) ** 2 for zi, mi in zip(z, mk))
+                                                        / (2 * (q(vk) + q(n)))) for wk, mk, vk in zip(w, ms, vs)]
+        mean = [[(q(vk) * q(zi) + q(n) * q(mi)) / (q(vk) + q(n)) for zi, mi in zip(z, mk)] for mk, vk in zip(ms, vs)]
+        want2 = [sum(g * mk[i] for g, mk in zip(gate, mean)) / sum(gate) for i in range(2)]
+        assert err < mpm.mpf(10) ** -30
+        assert max(abs(a - b) for a, b in zip(got, want2)) < mpm.mpf(10) ** -30

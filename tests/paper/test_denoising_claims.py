@@ -44,6 +44,19 @@ def test_dropping_a_condition_breaks_the_equivalence(monkeypatch):
     assert not r["equivalent"] and r["stated_not_realising_fstar"]
 
 
+def test_a_stated_solution_set_that_lost_an_orientation_breaks_the_equivalence(monkeypatch):
+    """pi1 = 1/2, gamma = xi: the derived exchanged head satisfies the exchanged-endpoint equations, but a
+    stated solver that dropped that orientation (every head it keeps still realises f*) must be noticed."""
+    from softmix.theory import denoising_heads as TH
+
+    real = TH.stated_single_heads
+    monkeypatch.setattr(TH, "stated_single_heads",
+                        lambda *a: {k: v for k, v in real(*a).items() if k != "exchanged endpoints"})
+    with scope():
+        r = compare_single_heads(_task(gamma=2), np.random.default_rng(0))
+    assert not r["equivalent"] and r["derived_not_satisfying_stated"] and not r["stated_not_realising_fstar"]
+
+
 def test_prop_c3_solver_is_compared_with_the_derived_heads():
     """Opposite means, gamma = 0: the derived single head is the solver's; the exchanged orientation does not
     realise f* when pi1 != 1/2 (the intercepts differ)."""
@@ -109,6 +122,20 @@ def test_task_domain_is_decided(monkeypatch):
 
     monkeypatch.setattr(DenoisingTask, "from_params", classmethod(lax))
     assert task_domain_row()["passed"] is False
+
+
+def test_general_posterior_is_decided_where_the_component_covariances_differ(monkeypatch):
+    """prop-c.1's task shares Gamma, so log det S_k cancels in the gates; its unequal-covariance row is where
+    numerics.posterior's general conditioning is decided: with the determinant dropped the claim is refuted
+    there, and only there."""
+    from softmix.numerics import posterior as NP
+
+    clean = run_claim("prop-c.1", "quick", 7)
+    assert clean["verdict"] == "verified"
+    monkeypatch.setattr(NP.mpm, "det", lambda S: NP.mpm.mpf(1))
+    r = run_claim("prop-c.1", "quick", 7)
+    failed = [row["check"] for row in r["evidence"]["numeric"]["rows"] if row.get("passed") is False]
+    assert r["verdict"] == "refuted" and len(failed) == 1 and "component covariances" in failed[0]
 
 
 def test_prop_c6_undecidable_tensor_check_says_why_seed_9203():
