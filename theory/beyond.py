@@ -412,7 +412,7 @@ def zfb_moment_derivation(d: int = 2) -> Derivation:
     N = sp.Symbol("N", positive=True)
     derived, _ = zfb_second_moment_derived(Lam, N)
     return Derivation(f"E[h h^T] = Lam^2 + (Lam^2 + tr(Lam) Lam)/N, d={d}",
-                      "Zhang-Frei-Bartlett 2024, Sec. 4 setting (docs/findings.md)",
+                      "Zhang-Frei-Bartlett 2024, the setting of Thm 4.1 (docs/findings.md)",
                       derived, sp.expand(zfb_second_moment_stated(Lam, N)), ("x_i ~ N(0, Lam)", "w ~ N(0, I_d)"))
 
 
