@@ -4,6 +4,10 @@ Numerical procedures whose results the claims of :mod:`softmix.checks.paper.lda_
 
 * :func:`projected_vs_full_rule` -- the projected Gauss-Hermite rule of :func:`numerics.lda.eff_risk`
   against the parameter-independent full tensor rule (the reference for the rule the Hessians use);
+* :func:`effective_risk_bivariate` -- R~(zeta) from the bivariate law of (w^T x, s^T x) in each class, in
+  any dimension (no projection basis, no Cholesky factor of Gamma);
+* :func:`projected_vs_bivariate_law` -- the projected rule's R~ against it at generic points (the check of
+  the rule's basis where it matters: d >= 3);
 * :func:`derivatives_vs_finite_differences` -- the quadrature gradient / Hessian of R(theta) against
   central finite differences of the risk at more digits;
 * :func:`hessian_refined` -- the float64 Hessian of R(theta), its Gauss-Hermite rule refined until
@@ -22,7 +26,8 @@ import numpy as np
 from . import lda as N
 from .precision import workdps
 
-__all__ = ["projected_vs_full_rule", "derivatives_vs_finite_differences", "hessian_refined",
+__all__ = ["projected_vs_full_rule", "effective_risk_bivariate", "projected_vs_bivariate_law",
+           "derivatives_vs_finite_differences", "hessian_refined",
            "effective_hessian_kernel", "eigenvalues_mp"]
 
 
@@ -59,6 +64,57 @@ def projected_vs_full_rule(P, rng, n: int = 40) -> dict:
         rows.append({"point": label, "residual": res, "tolerance": float(tol), "passed": bool(res <= tol)})
         ok &= res <= tol
     return {"points": rows, "nodes": [n, n2], "passed": bool(ok)}
+
+
+def effective_risk_bivariate(P, zeta, n: int = 40) -> float:
+    """R~(zeta) = sum_c pi_c E_{x ~ N(m_c, Gamma)} softplus(-c g(x)), g(x) = w^T x + b + r sigmoid(s0 + s^T x),
+    from the law of (u, v) = (w^T x, s^T x): bivariate Gaussian with mean (w^T m_c, s^T m_c) and covariance
+    [[w^T Gamma w, w^T Gamma s], [s^T Gamma w, s^T Gamma s]].  E f(u, v) by a tensor Gauss-Hermite rule of
+    n^2 nodes (numpy's hermegauss) through the symmetric square root of that 2 x 2 covariance (singular
+    when s is parallel to w or either vanishes).  float64, any d: it shares neither the projection basis of
+    numerics.lda.eff_risk nor Gamma's Cholesky factor."""
+    m1, m_1, G, _L, pi, s0 = P.arrays(False)
+    d = P.d
+    z = np.asarray(zeta, float)
+    w, b, r, s = z[:d], z[d], z[d + 1], z[d + 2:]
+    C = np.array([[w @ G @ w, w @ G @ s], [s @ G @ w, s @ G @ s]])
+    lam, V = np.linalg.eigh(C)
+    R = V @ np.diag(np.sqrt(np.clip(lam, 0.0, None))) @ V.T
+    x, wt = np.polynomial.hermite_e.hermegauss(n)
+    wt = wt / np.sqrt(2 * np.pi)
+    e1, e2 = (a.ravel() for a in np.meshgrid(x, x, indexing="ij"))
+    W = np.outer(wt, wt).ravel()
+    total = 0.0
+    for c, pc, mc in ((1, pi, m1), (-1, 1 - pi, m_1)):
+        u = w @ mc + R[0, 0] * e1 + R[0, 1] * e2
+        v = s @ mc + R[1, 0] * e1 + R[1, 1] * e2
+        g = u + b + r / (1 + np.exp(-(s0 + v)))
+        total += pc * float(W @ np.logaddexp(0.0, -c * g))
+    return total
+
+
+def projected_vs_bivariate_law(P, rng, n: int = 40) -> dict:
+    """numerics.lda.eff_risk's R~ (projected rule) against :func:`effective_risk_bivariate` at two generic
+    effective points drawn from ``rng`` (w, s independent, b, r != 0; and s = 0.7 w, k = 1).  In d <= 2 the
+    projected basis spans R^d at a generic point, so only d >= 3 tests which directions the basis keeps.
+    Pass: |R~ - reference| <= 10 (|rule(n) - rule(1.5n+2)| of both) + 1e3 eps max(1, |R~|).  float64.
+    Returns {"points": rows, "dimension", "nodes", "passed"}."""
+    d = P.d
+    w, s = rng.standard_normal(d), rng.standard_normal(d)
+    b, r = rng.standard_normal(2)
+    pts = [("w, s independent", np.concatenate([w, [b, r], s])),
+           ("s = 0.7 w", np.concatenate([w, [b, r], 0.7 * w]))]
+    n2 = int(1.5 * n) + 2
+    rows, ok = [], True
+    for label, z in pts:
+        a1, a2 = float(N.eff_risk(P, z, 0, n)[0]), float(N.eff_risk(P, z, 0, n2)[0])
+        f1, f2 = effective_risk_bivariate(P, z, n), effective_risk_bivariate(P, z, n2)
+        tol = 10 * (abs(a1 - a2) + abs(f1 - f2)) + 1e3 * np.finfo(float).eps * max(1.0, abs(f2))
+        res = abs(a2 - f2)
+        rows.append({"point": label, "projected": a2, "bivariate": f2, "residual": res, "tolerance": float(tol),
+                     "passed": bool(res <= tol)})
+        ok &= res <= tol
+    return {"points": rows, "dimension": d, "nodes": [n, n2], "passed": bool(ok)}
 
 
 def derivatives_vs_finite_differences(P, theta, dps: int, n: int):

@@ -15,7 +15,12 @@ import numpy as np
 
 from softmix.numerics import lda as N, lda_dynamics as D
 from softmix.numerics.lda_bayes import start_check
-from softmix.numerics.lda_hessian import effective_hessian_kernel, hessian_refined, projected_vs_full_rule
+from softmix.numerics.lda_hessian import (
+    effective_hessian_kernel,
+    hessian_refined,
+    projected_vs_bivariate_law,
+    projected_vs_full_rule,
+)
 from softmix.numerics.precision import workdps
 
 from ..api import Draws, claim, outcome, part
@@ -73,14 +78,21 @@ def _b13_row(P, p, s_nonzero, swapped):
 def lemma_b13(p: LemmaB13, ctx):
     """Eigenvalue zero iff |lambda| <= max(floor, 100 x |H(n) - H(1.5n+2)|); non-zero ones must exceed 10x that
     (one in between: n x 1.5 up to max_nodes, then inconclusive); the projected quadrature the Hessians use
-    equals the full tensor rule at three generic points (numerics.lda_hessian.projected_vs_full_rule, d <= 2)."""
+    equals the full tensor rule at three generic points (numerics.lda_hessian.projected_vs_full_rule, d <= 2)
+    and its R~ the bivariate law of (w^T x, s^T x) at two (projected_vs_bivariate_law), on the configuration
+    and on a drawn 3-D one (in d <= 2 a generic basis spans R^d)."""
     P = N.LDAProblem.from_params(p.lda)
     rows = [_b13_row(P, p, snz, ctx.control("swapped")) for snz in (True, False)]
+    rng = ctx.stream("rules")
+    # the basis of the projected rule only matters where it cannot span R^d: a drawn 3-D problem as well
+    problems = [P] if P.d >= 3 else [P, N.LDAProblem.from_params(draw_lda(rng, {"lda": {"m1": [0] * 3}}, 0)["lda"])]
+    law = [{"check": f"projected rule vs the bivariate law of (w^T x, s^T x), d = {Q.d}",
+            **projected_vs_bivariate_law(Q, rng)} for Q in problems]
     if P.d > 2:
-        return outcome(part("numeric", rows, rule=lemma_b13.__doc__), projected_vs_full_rule="d > 2: not run")
-    rule = projected_vs_full_rule(P, ctx.stream("rules"))
+        return [part("numeric", rows, rule=lemma_b13.__doc__), part("numeric", law, name="quadrature rule")]
+    rule = projected_vs_full_rule(P, rng)
     return [part("numeric", rows, rule=lemma_b13.__doc__),
-            part("numeric", [{"check": "projected vs full tensor rule", **rule}], name="quadrature rule")]
+            part("numeric", [{"check": "projected vs full tensor rule", **rule}] + law, name="quadrature rule")]
 
 
 # ---- Theorem 3.5 / Lemma B.26 ------------------------------------------------------------------------

@@ -7,8 +7,10 @@ from softmix.numerics import lda as N
 from softmix.numerics.lda_hessian import (
     derivatives_vs_finite_differences,
     effective_hessian_kernel,
+    effective_risk_bivariate,
     eigenvalues_mp,
     hessian_refined,
+    projected_vs_bivariate_law,
     projected_vs_full_rule,
 )
 
@@ -88,3 +90,44 @@ def test_projected_rule_tolerance_has_its_floor_of_1e3_eps_at_small_scales():
     rows = projected_vs_full_rule(P, np.random.default_rng(0))["points"]
     eps = np.finfo(float).eps
     assert all(1e3 * eps <= r["tolerance"] < 1e3 * eps + 1e-13 for r in rows), rows
+
+
+D3 = {"m1": [1, 0, "0.5"], "m_1": [0, 1, "-0.25"], "pi_plus": "0.3",
+      "Gamma": [[2, "0.5", "0.3"], ["0.5", 1, "0.2"], ["0.3", "0.2", "1.5"]]}
+
+
+def test_bivariate_risk_has_its_known_answers():
+    """w = s = 0: g is the constant b + r sigmoid(s0), so R~ = pi softplus(-g) + (1 - pi) softplus(g), by hand;
+    r = 0, s = 0 in d = 1: E softplus(-c (w x + b)) for x ~ N(m_c, G), by mpmath.quad."""
+    P = N.LDAProblem.from_params(D3)
+    b, r = 0.4, -1.3
+    s0 = np.log(0.3 / 0.7)
+    g = b + r / (1 + np.exp(-s0))
+    want = 0.3 * np.logaddexp(0, -g) + 0.7 * np.logaddexp(0, g)
+    assert abs(effective_risk_bivariate(P, [0, 0, 0, b, r, 0, 0, 0]) - want) < 1e-14
+    P1 = N.LDAProblem.from_params({"m1": ["0.7"], "m_1": ["-0.2"], "Gamma": [[2]], "pi_plus": "0.3"})
+    w, b = 0.9, -0.35
+
+    def part(c, m):
+        f = lambda x: mpm.log1p(mpm.exp(-c * (w * x + b))) * mpm.npdf(x, m, mpm.sqrt(2))
+        return mpm.quad(f, [-mpm.inf, m, mpm.inf])
+
+    ref = float(0.3 * part(1, 0.7) + 0.7 * part(-1, -0.2))
+    assert abs(effective_risk_bivariate(P1, [w, b, 0, 0]) - ref) < 1e-13
+
+
+def test_projected_rule_agrees_with_the_bivariate_law_in_3d_and_catches_a_wrong_basis(monkeypatch):
+    """In d = 3 the projected basis span{L^T w, L^T s} is a plane: a basis built from L w instead of L^T w
+    (Gamma's factor not transposed) misses part of w^T x's variance, and the check must fail."""
+    P = N.LDAProblem.from_params(D3)
+    assert projected_vs_bivariate_law(P, np.random.default_rng(0))["passed"]
+    orig, L = N._basis, np.linalg.cholesky(np.array([[float(x) for x in r] for r in P.Gamma]))
+
+    def untransposed(vectors, mp):
+        if len(vectors) == 2 and not mp:  # eff_risk's call: [L^T w, L^T s] -> [L w, L^T s]
+            w = np.linalg.solve(L.T, np.asarray(vectors[0], float))
+            vectors = [L @ w, vectors[1]]
+        return orig(vectors, mp)
+
+    monkeypatch.setattr(N, "_basis", untransposed)
+    assert not projected_vs_bivariate_law(P, np.random.default_rng(0))["passed"]
