@@ -22,6 +22,7 @@ __all__ = [
     "kl_bernoulli_mp",
     "bayes_logit",
     "token_law_moments",
+    "token_law_spread",
     "excess_risk_replay",
     "sgd_replay",
     "implementation_residuals",
@@ -98,6 +99,31 @@ def token_law_moments(P, X, Y, where):
     return est, se, pred, names
 
 
+def token_law_spread(X, Y):
+    """(empirical standard errors, relative tolerances) in the order of :func:`token_law_moments`'s entries: the
+    sample's own spread, sd(ddof=1) / sqrt(n), of 1{Y = 1}, of X_i and of the centred products (X_i - mean_i)(X_j
+    - mean_j) per class -- what the known-variance standard errors must match if the law they assume is the
+    sampler's.  The tolerance of an entry is six standard deviations of its ratio: for a Gaussian product the
+    sample variance has relative variance (E Y^4 / Var(Y)^2 - 1) / n <= 25.25 / n (U^2: 105/4), so the
+    standard deviation's is at most 0.5 sqrt(25.25 / n), tolerance 3 sqrt(25.25 / n) (0.5 sqrt(2 / n) for
+    the means and the label, tolerance 3 sqrt(2 / n)).  Labels outside {-1, 1}: one entry (nan, 0)."""
+    if not set(np.unique(Y)) <= {-1.0, 1.0}:
+        return [float("nan")], [0.0]
+    n = len(Y)
+    emp, tol = [float(np.std(Y > 0, ddof=1) / np.sqrt(n))], [3 * np.sqrt(2 / n)]
+    for c in (1, -1):
+        Xc = X[Y == c]
+        nc, d = Xc.shape
+        emp += list(np.std(Xc, axis=0, ddof=1) / np.sqrt(nc))
+        tol += [3 * np.sqrt(2 / nc)] * d
+        D = Xc - Xc.mean(0)
+        for i in range(d):
+            for j in range(i, d):
+                emp.append(float(np.std(D[:, i] * D[:, j], ddof=1) / np.sqrt(nc)))
+                tol.append(3 * np.sqrt(25.25 / nc))
+    return emp, [float(t) for t in tol]
+
+
 def excess_risk_replay(P, th, L, n, seed, chunk):
     """excess_risk_mc replayed on its stream (queries then prompts, chunk by chunk) with the references: mean
     and standard error of KL(eta || sigma(f_L)), eta from :func:`bayes_logit`, f_L from :func:`reference_output`."""
@@ -132,7 +158,8 @@ def implementation_residuals(P, rng, n_law) -> dict:
     predict vs :func:`reference_output`, of loss_grad's gradient vs :func:`central_gradient` of the reference
     loss (and its loss), of kl_bernoulli_logit vs :func:`kl_bernoulli_mp` (relative to 1 + |t| + |f|), of
     excess_risk_mc vs :func:`excess_risk_replay`, of sgd_finite_prompt vs :func:`sgd_replay`; and the token-law
-    moments of the query and prompt samplers (``n_law`` draws each) for a z-test."""
+    moments of the query and prompt samplers (``n_law`` draws each) for a z-test, with their samples' own
+    spread (:func:`token_law_spread`) to check the z-test's standard errors against."""
     th = rng.standard_normal(N.theta_size(P.d)) * 0.7
     x, y = F.sample_queries(P, rng, 3)
     TX, TY = F.sample_prompts(P, rng, 3, 6)
@@ -166,4 +193,5 @@ def implementation_residuals(P, rng, n_law) -> dict:
     out["token_law"] = [
         a + b for a, b in zip(token_law_moments(P, Xq, Yq, "query"), token_law_moments(P, PX[0], PY[0], "prompt"))
     ]
+    out["token_law_spread"] = [a + b for a, b in zip(token_law_spread(Xq, Yq), token_law_spread(PX[0], PY[0]))]
     return out

@@ -83,13 +83,15 @@ def _implementation_rows(P, ctx, n_law, alpha):
     """The layer's pieces on the claim's configuration and on one drawn generic configuration (d = 3), made once
     per seed: predict vs the generic attention (<= 1e-12 max(1, |f|)); the hand gradient vs central differences
     (<= 1e-6 max(1, |g|)) and the loss (<= 1e4 eps max(1, |loss|)); the KL vs 30 digits (<= 100 eps (1 + |t| +
-    |f|)); excess_risk_mc and sgd_finite_prompt replayed on their streams; the samplers' token law z-tested."""
+    |f|)); excess_risk_mc and sgd_finite_prompt replayed on their streams; the samplers' token law z-tested, its
+    known-variance standard errors against the samples' own spread (numerics token_law_spread's tolerance)."""
     def make(rng):
         drawn = N.LDAProblem.from_params(draw_lda(rng, {"lda": {"m1": [0, 0, 0]}}, 0)["lda"])
         return [(Q.to_params(), FPR.implementation_residuals(Q, rng, n_law)) for Q in (P, drawn)]
     rows: list[dict] = []
     moments: tuple[list[float], list[float], list[float]] = ([], [], [])  # estimates, standard errors, predicted
     names: list[str] = []
+    spread: list[tuple[float, float, float]] = []  # (known-variance se, the sample's own se, relative tolerance)
     for cfg, r in ctx.data("implementation", make, {"config": P.to_params(), "n_law": n_law}):
         twelve, six = softmix.Residual(dps=16, guard=4), softmix.Residual(dps=6, guard=0)
         rows += [{"check": "predict = generic finite-prompt attention", **twelve.decide(*r["predict"])},
@@ -103,8 +105,12 @@ def _implementation_rows(P, ctx, n_law, alpha):
         for k in range(3):
             moments[k].extend(r["token_law"][k])
         names += r["token_law"][3]
+        spread += [(se, emp, tol) for se, emp, tol in zip(r["token_law"][1], *r["token_law_spread"])]
     labels_ok = not any(n_.endswith("labels in {-1, 1}") for n_ in names)
     rows.append({"check": "labels in {-1, 1}", "passed": labels_ok})
+    worst = max((abs(se / emp - 1) / tol for se, emp, tol in spread), default=float("nan"))
+    rows.append({"check": "the z-test's standard errors = the samples' own spread, within 6 sd of the ratio",
+                 "worst_ratio_over_tolerance": worst, **softmix.Bound().decide(worst, 1.0)})
     rows.append({"check": "token law of the samplers", "entries": names,
                  **softmix.ZTest(alpha, name="token law of the samplers (per-class moments)").decide(*moments)})
     return rows

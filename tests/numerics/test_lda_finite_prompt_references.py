@@ -89,3 +89,26 @@ def test_labels_outside_pm1_are_named(monkeypatch):
     )
     names = _run(N.C1, n_law=2000)["token_law"][3]
     assert any(n.endswith("labels in {-1, 1}") for n in names)
+
+
+def test_token_law_spread_by_hand_and_against_the_known_variances():
+    """A hand sample: labels (1, 1, -1, 1, -1, -1) and X = (0, 2, 1, 4, 3, 5) in d = 1: the label's sd (ddof 1)
+    sqrt(0.3), class +1 tokens (0, 2, 4) with sd 2, products (x - 2)^2 = (4, 0, 4) with sd 4/sqrt(3); then the
+    known-variance standard errors of a large Gaussian sample within their tolerances, and a mean's standard
+    error without its Gamma_ii factor (Gamma_ii = 1.5) outside them."""
+    Y = np.array([1, 1, -1, 1, -1, -1], float)
+    X = np.array([[0], [2], [1], [4], [3], [5]], float)
+    emp, tol = FPR.token_law_spread(X, Y)
+    want = [np.sqrt(0.3 / 6), 2 / np.sqrt(3), 4 / np.sqrt(3) / np.sqrt(3), 2 / np.sqrt(3), 4 / np.sqrt(3) / np.sqrt(3)]
+    assert np.allclose(emp, want, rtol=1e-14)
+    assert np.allclose(tol, [3 * np.sqrt(2 / 6)] + [3 * np.sqrt(2 / 3), 3 * np.sqrt(25.25 / 3)] * 2)
+    bad_emp, bad_tol = FPR.token_law_spread(X, np.array([1, 0, -1, 1, -1, -1], float))
+    assert len(bad_emp) == 1 and np.isnan(bad_emp[0]) and bad_tol == [0.0]
+    P = N.LDAProblem.from_params(DRAWN)
+    Xq, Yq = N.sample(P, np.random.default_rng(5), 20000)
+    _est, se, _pred, names = FPR.token_law_moments(P, Xq, Yq, "query")
+    emp, tol = FPR.token_law_spread(Xq, Yq)
+    ratio = [abs(a / b - 1) / t for a, b, t in zip(se, emp, tol)]
+    assert max(ratio) <= 1, ratio
+    i = names.index("query E[X_2 | Y=1]")
+    assert abs(se[i] / np.sqrt(1.5) / emp[i] - 1) / tol[i] > 1
