@@ -113,7 +113,7 @@ def projected_vs_bivariate_law(P, rng, n: int = 40) -> dict:
         res = abs(a2 - f2)
         rows.append({"point": label, "projected": a2, "bivariate": f2, "residual": res, "tolerance": float(tol),
                      "passed": bool(res <= tol)})
-        ok &= res <= tol
+        ok = ok and bool(res <= tol)
     return {"points": rows, "dimension": d, "nodes": [n, n2], "passed": bool(ok)}
 
 

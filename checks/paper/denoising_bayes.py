@@ -22,6 +22,7 @@ from softmix.theory.denoising_heads import circle_family_facts
 from ..api import Draws, claim, decide, part
 from ..rules import Residual
 from .denoising_setting import SECTION, SOURCE, TaskParams, draw_task, sym_task, task, violated
+from .rows import undecide
 
 #: the task's domain (Sec. 4): refused boundary values and admissible extremes, relative to the Fig. 2 task
 _REFUSED: dict[str, dict[str, object]] = {
@@ -110,7 +111,7 @@ def _unequal_covariance_row(t: DenoisingTask, ctx, dps: int = 40) -> dict:
            "variances": [str(x) for x in v], **rule.decide(worst, scale=scale),
            "quadrature_relative_error_estimate": mpm.nstr(qerr, 3)}
     if qerr * max(1, scale) > mpm.mpf(10) ** (rule.guard - rule.dps):
-        row.update(passed=None, verdict="inconclusive", reason="quadrature error estimate above the tolerance")
+        undecide(row, "quadrature error estimate above the tolerance")
     return row
 
 

@@ -20,7 +20,7 @@ from softmix.theory import lda_appendix as TA
 
 from ..rules import AlphaFamily, ZTest
 from .lda_configurations import CFG_SYMBAL, draw_generic, draw_symmetric_balanced
-from .rows import bound as _bound
+from .rows import bound as _bound, undecide
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 EPS = LC.EPS
@@ -235,8 +235,7 @@ def lemma_b_33(p: LemmaB33, ctx):
         row = _bound("lambda_min > 100 x quadrature error", 100 * err, lam, strict=True, w=w.round(8).tolist(),
                      nodes=n, method=method)
         if not row["passed"] and lam >= -100 * err:
-            row.update(passed=None, verdict="inconclusive", reason="|lambda_min| within 100 x the quadrature error",
-                       to_settle="a finer quadrature (max_nodes)")
+            undecide(row, "|lambda_min| within 100 x the quadrature error", to_settle="a finer quadrature (max_nodes)")
         rows.append(row)
     return softmix.outcome(sym, softmix.part("numeric", rows + agree), findings=[_B33_GAP], config=P.to_params())
 
@@ -357,8 +356,7 @@ def _b16_row(P, label, th, p, bayes_point):
                  theta=np.round(th, 10).tolist(), nodes=k, critical=bool(critical),
                  **{"(m1 + m_-1) d_r R~": ((P.arrays()[0] + P.arrays()[1]) * float(g2[P.d + 1])).tolist()})
     if not (row["passed"] and critical) and not (critical and gw <= 3 * err and err <= 1e-9):
-        row.update(passed=None, verdict="inconclusive", reason="not resolved (or not critical)",
-                   to_settle="a finer quadrature (max_nodes) or more Newton steps")
+        undecide(row, "not resolved (or not critical)", to_settle="a finer quadrature (max_nodes) or more Newton steps")
     return row
 
 

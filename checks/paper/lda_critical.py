@@ -15,7 +15,7 @@ import softmix
 from softmix.numerics import lda as N, lda_critical as LC, lda_landscape as LL
 
 from .lda_configurations import CFG_1D, CFG_3D, CFG_ANISO, draw_generic, problems
-from .rows import bound as _bound
+from .rows import bound as _bound, undecide
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 EPS = LC.EPS
@@ -217,11 +217,10 @@ def _saddle_rows(P, label, th, gw, p, Rstar, bayes_point):
     # a point whose excess risk R - R* > 0 is within the quadrature's reach (1e3 x its error) is no
     # counterexample either (seed 8010: R - R* = 0.219 against a tolerance of 3.8 at 128 nodes)
     if not excess["passed"] and R - Rstar > 0:
-        excess.update(passed=None, verdict="inconclusive", reason="excess risk not resolved",
-                      to_settle=f"a finer quadrature than max_nodes = {p.max_nodes}")
+        undecide(excess, "excess risk not resolved", to_settle=f"a finer quadrature than max_nodes = {p.max_nodes}")
     if unresolved:
-        saddle = [dict(r, passed=None, verdict="inconclusive", reason="negative curvature not resolved",
-                       to_settle=f"a finer quadrature than max_nodes = {p.max_nodes}") if not r["passed"] else r
+        saddle = [undecide(dict(r), "negative curvature not resolved",
+                           to_settle=f"a finer quadrature than max_nodes = {p.max_nodes}") if not r["passed"] else r
                   for r in saddle]
     return [{**r, **where} for r in rows + [excess] + saddle]
 

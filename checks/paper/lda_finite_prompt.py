@@ -23,6 +23,7 @@ from softmix.numerics.memo import remember
 from ..fits import fit_loglog_slope
 from ..rules import z_critical
 from .lda import draw_lda
+from .rows import undecide
 
 SOURCE = "Gabet-Boursier-Boyer 2026"
 EPS = float(np.finfo(float).eps)
@@ -141,7 +142,7 @@ def _decrease_row(g, s, alpha):
     row = {"check": "(a) gap(L_max) < gap(L_min), significantly", "difference": diff, "se": comb, "alpha": alpha,
            **softmix.Bound(strict=True).decide(diff + zc * comb, 0)}
     if not row["passed"] and diff - zc * comb <= 0:
-        row.update(passed=None, verdict="inconclusive", reason="neither a significant decrease nor an increase")
+        undecide(row, "neither a significant decrease nor an increase")
     return row
 
 

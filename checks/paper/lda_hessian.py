@@ -28,6 +28,7 @@ from ..assumptions import Assumption
 from ..rules import ALPHA
 from .lda import SECTION, SOURCE, c1, draw_lda, require_positive
 from .lda_dynamics import fit_rows
+from .rows import undecide
 
 
 def _f(x, k=12):
@@ -113,8 +114,7 @@ class Thm35:
 
 
 def _undecided(row, reason, to_settle="a larger max_nodes"):
-    row.update({"passed": None, "reason": reason, "to_settle": to_settle})
-    return row
+    return undecide(row, reason, to_settle=to_settle)
 
 
 def _kernel_row(H, gnorm, qerr, n, expected):

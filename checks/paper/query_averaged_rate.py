@@ -28,6 +28,7 @@ from ..fits import InverseLRule, SlopeRule, decay_rate_decision
 from ..mc_verdict import RATE_SLOPE_MARGIN, rate_band
 from ..params import Exact, exact_default
 from ..rules import AlphaFamily, Residual, ZTest
+from .rows import undecide
 
 
 def _mixture_default():
@@ -148,7 +149,7 @@ def _quadrature_row(quad, K, fam, n_parts):
     row = {"check": "quadrature K == closed form", **quad,
            **Residual(dps=15, guard=6).decide(abs(quad["value"] - K), K)}
     if quad["error_estimate"] > 1e-9 * K:  # the rule's own tolerance is out of reach: cannot decide
-        row.update(passed=None, verdict="inconclusive", reason="quadrature error estimate above 1e-9 K")
+        undecide(row, "quadrature error estimate above 1e-9 K")
     return row
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import softmix
 
-__all__ = ["bound", "undecided"]
+__all__ = ["bound", "undecided", "undecide"]
 
 
 def bound(check, lhs, rhs, strict=False, **extra):
@@ -15,3 +15,16 @@ def bound(check, lhs, rhs, strict=False, **extra):
 def undecided(check, reason, **extra):
     """A row that cannot be decided (an assumption of the statement does not hold): inconclusive."""
     return {"check": check, "passed": None, "reason": reason, **extra}
+
+
+def undecide(row, reason, **extra):
+    """``row``, decided by its rule, marked undecided in place (a precondition of the rule does not hold: a
+    quadrature error above the tolerance, an interval straddling the threshold): ``passed`` None, verdict
+    inconclusive -- both, so that no earlier verdict of the rule survives -- with the reason and any context
+    (``to_settle``: what would settle it).  Returns the row.
+
+    >>> undecide({"check": "x", "passed": False, "verdict": "refuted"}, "not resolved", to_settle="more nodes")
+    {'check': 'x', 'passed': None, 'verdict': 'inconclusive', 'reason': 'not resolved', 'to_settle': 'more nodes'}
+    """
+    row.update(passed=None, verdict="inconclusive", reason=reason, **extra)
+    return row
