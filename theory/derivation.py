@@ -229,7 +229,10 @@ class Derivation:
     def _repr_latex_(self) -> str:
         """Jupyter: the derived and the stated side, one above the other (no simplification)."""
         name = self.name.replace("\\", "").replace("{", "(").replace("}", ")").replace("_", " ")
-        name = "".join("\\" + c if c in "#%&$" else c for c in name)  # TeX specials, as text
+        # TeX specials as text; ~ and ^ have no text-mode escape that MathJax and LaTeX share, so they leave
+        # the text for math (\sim, \hat{}) and come back
+        name = "".join("\\" + c if c in "#%&$" else {"~": "}\\sim\\text{", "^": "}\\hat{}\\text{"}.get(c, c)
+                       for c in name)
         return (f"$\\displaystyle \\begin{{aligned}}&\\text{{{name}}}\\\\"
                 f"&\\text{{derived: }} {sp.latex(self.derived)}\\\\"
                 f"&\\text{{stated: }} {sp.latex(self.stated)}\\end{{aligned}}$")

@@ -314,6 +314,8 @@ def test_jupyter_representations():
     # TeX's specials escaped (every step name carries a '#')
     named = Derivation(r"B.6#18 \Phi_{k} of R_t & 5%", "src", x, x)._repr_latex_()
     assert r"\text{B.6\#18 Phi (k) of R t \& 5\%}" in named
+    tilde = Derivation("R~ = |x|^2", "src", x, x)._repr_latex_()
+    assert r"\text{R}\sim\text{ = |x|}\hat{}\text{2}" in tilde and "~" not in tilde and tilde.count("^") == 0
     html = softmix.Outcome("refuted", {"r": mpm.mpf(2), "x": float("nan")})._repr_html_()
     assert "refuted" in html and "<pre>" in html and '"nan"' in html.replace("&quot;", '"')
     long = softmix.Outcome("confirmed", {"rows": ["x" * 100] * 400})._repr_html_()  # 42 416 characters of JSON
