@@ -274,8 +274,9 @@ def _mpm(M):
 
 @exact_inputs("mix", "heads", "target", "z")
 def risk_constants_mp(mix: GaussianMixture, heads, target: Target, z, dps: int = 50) -> dict:
-    """The same constants for one query at ``dps`` digits (mpf); linear targets only; inputs as in
-    :mod:`softmix.numerics.precision` (strings ``"1/3"`` exact, inexact floats warn)."""
+    """The same constants for one query at ``dps`` digits (mpf; ``bias``: per head, the q entries of W_h b_h);
+    linear targets only; inputs as in :mod:`softmix.numerics.precision` (strings ``"1/3"`` exact, inexact floats
+    warn).  mpf has no overflow: the digits of constants beyond float64."""
     if not getattr(target, "linear", False):
         raise InputError("risk_constants_mp needs a linear target y = B z + eps")
     with workdps(dps):
@@ -307,6 +308,7 @@ def risk_constants_mp(mix: GaussianMixture, heads, target: Target, z, dps: int =
         tr = lambda X: mpm.fsum(X[i, i] for i in range(X.rows))
         var = cross = mpm.mpf(0)
         bsum = mpm.matrix(B.rows, 1)
+        bias = []
         for h in range(len(Hs)):
             for k in range(h, len(Hs)):
                 g2, lam2, mu2, grad2 = tilt(A[h] + A[k])
@@ -321,10 +323,11 @@ def risk_constants_mp(mix: GaussianMixture, heads, target: Target, z, dps: int =
                 if h != k:
                     cross += 2 * t
                 else:
-                    bsum += rr * (P[h] * (one[h][3] - grad2))
+                    bias.append(rr * (P[h] * (one[h][3] - grad2)))
+                    bsum += bias[-1]
         bres = -2 * (r.T * bsum)[0]
         return {"variance": var, "cross": cross, "bias_residual": bres, "K": var + bres,
-                "risk_infinite": (r.T * r)[0] + tr(Nn)}
+                "risk_infinite": (r.T * r)[0] + tr(Nn), "bias": [[b_[i] for i in range(b_.rows)] for b_ in bias]}
 
 
 # ================================================================================================

@@ -145,6 +145,7 @@ def fp_multihead_covariance(p: MultiHead, ctx):
                       n_samples=p.reps)
     links = [] if (no_cross or no_shift) else [
         PA.covariance_links(mix, heads, target, z), PA.per_query_links(mix, heads, target, z[None]),
+        *PA.overflow_links(mix, heads, target, z),
         PA.engine_branch_link(ctx, fam, p.mixture, heads, z, share=BRANCH_ALPHA_SHARE),
         DR.tails_part(DR.values(p), p.tails_promise)]
     mc = part("monte-carlo", [{"predicted_cross_block": np.asarray(pred01).tolist(),
@@ -178,10 +179,12 @@ def _per_query_rows(ctx, p, mix, heads, target, z):
 
 
 def _expansion_links(ctx, fam, p, mix, heads, target, z, gmix, queries, exact) -> list:
-    """The numerics' own paths (the claim's runs): per-query constants on both token laws, the closed form against
+    """The numerics' own paths (the claim's runs): per-query constants on both token laws (and past float64
+    overflow on the query's ray), the closed form against
     quadrature and 30 digits, lambda* against the eigen-decomposition, the mixture-token Monte Carlo path."""
     _qw, qm, _qS = queries.arrays()
     return [PA.per_query_links(mix, heads, target, z[None], name="per-query constants (mixture tokens)"),
+            *PA.overflow_links(mix, heads, target, z),
             PA.per_query_links(gmix, heads, target, qm, name="per-query constants (Gaussian tokens)"),
             PA.closed_form_links(gmix, heads, queries, target, exact,
                                  RK.averaged_risk(gmix, heads, queries, target, dps=30)),

@@ -9,6 +9,7 @@ mixture-token Monte Carlo, the engine's branches) take a declared share of the c
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath as mpm
 import numpy as np
@@ -23,6 +24,7 @@ from ..api import part
 from ..rules import ChiSquareCalibration, Threshold, ZTest
 
 FLOAT_TOL = 1e-9
+F64_MAX = float(np.finfo(float).max)
 PARTS = RR.PARTS
 
 
@@ -56,6 +58,75 @@ def per_query_links(mix, heads, target, Z, name="per-query constants"):
     diffs["R_inf vs ||B z - sum_h W_h T_h(z)||^2 + tr(noise)"] = (float(np.max(np.abs(c["risk_infinite"] - rinf)))
                                                                   / max(1.0, float(np.abs(rinf).max())))
     return agreement(name, diffs)
+
+
+def _f64_vs_mp(f, v, scale) -> float:
+    """|f - v| / scale for a float64 constant ``f`` and its high-precision value ``v`` (mpf); where ``v`` lies beyond
+    float64, 0 if ``f`` is the infinity of v's sign; 1 (a failure) for nan, or for an infinity ``v`` is not."""
+    f = float(f)
+    if math.isnan(f):
+        return 1.0
+    if abs(v) > F64_MAX:
+        return 0.0 if math.isinf(f) and (f > 0) == (v > 0) else 1.0
+    return 1.0 if math.isinf(f) else float(abs(mpm.mpf(f) - v) / scale)
+
+
+def _overflow_scale(mix, heads, target, z):
+    """The smallest t (to 0.1 %, by doubling from 1 up to 2^12 and then bisection) at which some rho_hk of
+    risk_constants overflows float64 at the query t z; None when none does."""
+    over = lambda t: bool(np.isinf(RK.risk_constants(mix, heads, target, (t * z)[None])["rho"]).any())
+    hi = next((2.0 ** j for j in range(13) if over(2.0 ** j)), None)
+    if hi is None:
+        return None
+    lo = 0.0 if hi == 1.0 else hi / 2
+    while hi - lo > 1e-3 * hi:
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if over(mid) else (mid, hi)
+    return hi
+
+
+def _part_scales(cm) -> dict:
+    """The scale each part's float64 error is measured against: its own magnitude (a sum of one-signed terms, or of
+    few), K and the bias residual against max(|variance|, |bias residual|) (K = their sum can cancel)."""
+    own = {k: abs(cm[k]) for k in PARTS}
+    both = max(own["variance"], own["bias_residual"])
+    return {k: max(mpm.mpf(10) ** -300, both if k in ("K", "bias_residual") else own[k]) for k in PARTS}
+
+
+def overflow_links(mix, heads, target, z, name="past float64 overflow (log-space path)") -> list:
+    """risk_constants' log-space path: the queries (t/2) z and t z, t just past the point where some rho_hk
+    overflows float64 (:func:`_overflow_scale`), in one call -- so the log-space rows must land on the second
+    query only -- each part and each head's bias against risk_constants_mp at 30 digits: the infinity of the
+    right sign where the value passes float64; and again with every V_h and B divided by 2^e, e chosen from
+    those 30-digit parts so that the largest is O(1) while rho still overflows (parts scale by 2^-2e, the bias
+    by 2^-e): there the values themselves, each part relative to its own scale (:func:`_part_scales`), each
+    head's bias to its largest entry.  [] when no t up to 2^12 overflows (no head tilts along z)."""
+    zf = np.asarray(z, float)
+    t = _overflow_scale(mix, heads, target, zf)
+    if t is None:
+        return []
+    Z = np.stack([t / 2 * zf, t * zf])
+    exact = [exact_floats(q) for q in Z]
+    cms = [RK.risk_constants_mp(mix, heads, target, q, dps=30) for q in exact]
+    with mpm.workdps(30):
+        big = max(abs(cms[1][k]) for k in ("variance", "cross", "bias_residual"))
+        e = max(0, int(mpm.ceil(mpm.log(big, 2) / 2)))
+    sc = lambda M: tuple(tuple(Fraction(x) / 2 ** e for x in r) for r in M)  # noqa: E731
+    small = ([RK.Head(h.U, sc(h.V), h.W) for h in heads], RK.Target(sc(target.B), target.noise))
+    diffs: dict = {}
+    for label, (hs, tg) in (("as given", (heads, target)), (f"V and B / 2^{e}", small)):
+        c = RK.risk_constants(mix, hs, tg, Z)
+        if hs is not heads:
+            cms = [RK.risk_constants_mp(mix, hs, tg, q, dps=30) for q in exact]
+        for i, (ti, cm) in enumerate(zip((t / 2, t), cms)):
+            with mpm.workdps(30):
+                scales = _part_scales(cm)
+                diffs.update({f"{ti:.6g} z, {label}: {k}": _f64_vs_mp(c[k][i], cm[k], scales[k]) for k in PARTS})
+                for h, bh in enumerate(cm["bias"]):
+                    bscale = max(mpm.mpf(10) ** -300, max(abs(b) for b in bh))
+                    diffs[f"{ti:.6g} z, {label}: bias W_{h} b_{h}"] = max(_f64_vs_mp(c["bias"][h][i][j], b, bscale)
+                                                                         for j, b in enumerate(bh))
+    return [agreement(name, diffs)]
 
 
 def closed_form_links(mix, heads, queries, target, cf, mp=None, name="closed form vs quadrature"):

@@ -265,3 +265,41 @@ def test_tilted_covariance_link_sees_a_wrong_constant(monkeypatch):
                         **k: {**real(*a, **k), "mse": real(*a, **k)["mse"] * 2})
     _sym, num = FP.tilted_covariance_parts(FP.Covariance(), ctx)
     assert num.verdict == "refuted"
+
+
+def test_overflow_links_reach_the_log_space_path_and_see_a_wrong_bias(monkeypatch):
+    """The second query is just past the overflow of some rho_hk (0.1 % in t), where risk_constants takes its
+    log-space rows, the first at half of it; with V and B scaled the values fit float64 and are compared, so a
+    log-space bias that drops a factor (1/2 on head 0's bias, only where rho overflowed) is refuted there and
+    only there (at the second query, head 0); a head that tilts nowhere gives no part."""
+    P = REGISTRY["fp-risk-expansion"].params("quick")
+    mix, heads, target = DR.setup(P)
+    z = np.array([0.8, -0.4, 0.6])
+    t = PA._overflow_scale(mix, heads, target, z)
+    assert np.isinf(RK.risk_constants(mix, heads, target, (t * z)[None])["rho"]).any()
+    assert np.isfinite(RK.risk_constants(mix, heads, target, (0.998 * t * z)[None])["rho"]).all()
+    [good] = PA.overflow_links(mix, heads, target, z)
+    assert good.verdict == "confirmed" and len(good.rows) == 2 * 2 * (5 + len(heads))
+    real = RK._log_space_rows
+
+    def half_bias(out, terms, r, rows):
+        real(out, terms, r, rows)
+        out["bias"][0][rows] *= 0.5
+
+    monkeypatch.setattr(RK, "_log_space_rows", half_bias)
+    [bad] = PA.overflow_links(mix, heads, target, z)
+    assert bad.verdict == "refuted"
+    failed = [r["check"] for r in bad.rows if not r["passed"]]
+    assert failed and all(f.startswith(f"{t:.6g} z,") and f.endswith("bias W_0 b_0") for f in failed), failed
+    flat = [RK.Head(tuple((0,) * len(h.U) for _ in h.U), h.V, h.W) for h in heads]
+    assert PA.overflow_links(mix, flat, target, z) == []
+
+
+def test_risk_constants_mp_bias_is_the_bias_of_the_float_path():
+    P = REGISTRY["fp-risk-expansion"].params("quick")
+    mix, heads, target = DR.setup(P)
+    c = RK.risk_constants(mix, heads, target, np.array([[0.8, -0.4, 0.6]]))
+    cm = RK.risk_constants_mp(mix, heads, target, ["0.8", "-0.4", "0.6"], dps=30)
+    assert len(cm["bias"]) == len(heads)
+    for h, bh in enumerate(cm["bias"]):
+        assert np.allclose([float(b) for b in bh], c["bias"][h][0], rtol=1e-12, atol=1e-14)
