@@ -103,3 +103,15 @@ def test_batched_replicates_depend_only_on_seed_and_batch():
     b = simulate_outputs_batched(mix, U, V, z, 20, 250, seed=9, batch=100, map=rev_map)
     assert order == [2, 1, 0] and a.shape == (250, 2)
     assert np.array_equal(a, b)
+
+
+def test_projected_engine_at_large_scores_shifts_by_each_segment_maximum():
+    """Scores of thousands (U scaled so that |U z| = 3000): the engine subtracts each segment's maximum score, so
+    the outputs (weighted means of token values) are finite and inside the tokens' range
+    (a shift by another coordinate's maximum -- survivor numerics/finite_prompt.py:128 of the library run on
+    cae1a38 -- overflows exp here, though it cancels at moderate scores)."""
+    mix, U, V, z = configuration(FPConfig())
+    out = simulate_outputs(mix, 3000 * U / np.linalg.norm(U @ z), V, z, 2000, 50, np.random.default_rng(5))
+    toks = sample_tokens(mix, 20000, np.random.default_rng(6)) @ np.asarray(V, float).T
+    assert np.isfinite(out).all()
+    assert np.all(out >= toks.min(0) - 5 * toks.std(0)) and np.all(out <= toks.max(0) + 5 * toks.std(0))
