@@ -36,6 +36,12 @@ def _head(w, means, S, U, V, z):
     return _canonicalise_exp_ratio(softmax_attention_derived(noisy_mixture(w, means, S), U, V, z))
 
 
+def _z_covariance(gamma, xi, d):
+    """Cov(Z | C = k) for Z = X + xi eps, X | C = k ~ N(m_k, gamma^2 I), eps ~ N(0, I) independent: the sum of
+    the two covariances, formed here from the definition so that the derived sides never read the stated S."""
+    return gamma**2 * sp.eye(d) + xi**2 * sp.eye(d)
+
+
 def _bary(weights, means):
     out = sp.zeros(means[0].shape[0], 1)
     for b, m in zip(weights, means):
@@ -56,7 +62,8 @@ def sec42_steps(d: int = 2) -> list:
     w = list(sp.symbols("pi1:3", positive=True))
     z, V = vector_symbols("z", d), matrix_symbols("V", d)
     S = s * sp.eye(d)
-    return [Derivation("4.2#3 the head at U = S^-1", f"{SRC}, Sec. 4.2", _head(w, [m1, m2], S, S.inv(), V, z),
+    return [Derivation("4.2#3 the head at U = S^-1", f"{SRC}, Sec. 4.2",
+                       _head(w, [m1, m2], _z_covariance(gamma, xi, d), S.inv(), V, z),
                        V * z + V * _bary(_beta_posterior(w, [m1, m2], s, z), [m1, m2]),
                        assumptions=("Gamma = gamma^2 I", "||m1|| = ||m2||"))]
 
@@ -138,7 +145,8 @@ def c5_steps(d: int = 2) -> list:
     s = gamma**2 + xi**2
     a1 = sigma(sp.log(w[0] / w[1]) + ((U * z).T * (m1 - m2))[0, 0])
     return [Derivation("C.5#1 the single head with Gamma = gamma^2 I", f"{SRC}, App. C.5 (proof of Prop. C.4)",
-                       _head(w, [m1, m2], s * sp.eye(d), U, V, z), s * V * U * z + V * (a1 * m1 + (1 - a1) * m2),
+                       _head(w, [m1, m2], _z_covariance(gamma, xi, d), U, V, z),
+                       s * V * U * z + V * (a1 * m1 + (1 - a1) * m2),
                        assumptions=("Gamma = gamma^2 I, S = (gamma^2 + xi^2) I",))]
 
 
@@ -225,8 +233,8 @@ def c8_steps(d: int = 2) -> list:
     w = list(sp.symbols("pi1:3", positive=True))
     z = vector_symbols("z", d)
     S = s * sp.eye(d)
-    h1 = _head(w, [m1, m2], S, S.inv(), a * sp.eye(d), z)
-    h2 = _head(w, [m1, m2], S, sp.zeros(d, d), sp.zeros(d, d), z)
+    h1 = _head(w, [m1, m2], _z_covariance(gamma, xi, d), S.inv(), a * sp.eye(d), z)
+    h2 = _head(w, [m1, m2], _z_covariance(gamma, xi, d), sp.zeros(d, d), sp.zeros(d, d), z)
     return [Derivation("C.8#2 the two heads of Prop. 4.4", f"{SRC}, App. C.8 (proof of Prop. 4.4)",
                        sp.Matrix.hstack(h1, h2),
                        sp.Matrix.hstack(a * z + a * _bary(_beta_posterior(w, [m1, m2], s, z), [m1, m2]),
