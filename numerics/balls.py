@@ -18,7 +18,7 @@ from flint import acb, arb, ctx, fmpq
 __all__ = ["DEFAULT_PREC", "precision", "to_arb", "hull", "gt", "ge", "lt", "le", "fmt", "ends",
            "Phi", "phi", "normal_mass", "poly2_tail", "poly2_mass", "cholesky",
            "min_eig_lower", "rayleigh", "integrate", "sigmoid", "matmul", "transpose",
-           "with_error", "mean_value_enclosure", "cover_sign", "ball_contains"]
+           "with_error", "mean_value_enclosure", "cover_sign", "boxes_tile", "ball_contains"]
 
 DEFAULT_PREC = 128
 
@@ -252,6 +252,19 @@ def cover_sign(f, lo, hi, sign: int, df=None, n_init: int = 8, max_depth: int = 
         stack.append((m, b, dep + 1))
         stack.append((a, m, dep + 1))
     return {"status": True, "boxes": boxes}
+
+
+def boxes_tile(boxes, lo, hi) -> bool:
+    """Whether ``boxes`` [(a, b, ...), ...], in their order, run from ``lo`` to ``hi`` edge to edge -- no gap, no
+    overlap, each of positive width: what a :func:`cover_sign` certificate's boxes must do to certify the whole
+    interval.  Exact (Fractions or decimal strings).
+
+    >>> boxes_tile([(0, 1, None), (1, 2, None)], 0, 2), boxes_tile([(0, 1, None), (0, 2, None)], 0, 2)
+    (True, False)
+    """
+    ends = [(Fraction(b[0]), Fraction(b[1])) for b in boxes]
+    return (bool(ends) and ends[0][0] == Fraction(lo) and ends[-1][1] == Fraction(hi)
+            and all(a < b for a, b in ends) and all(ends[k][1] == ends[k + 1][0] for k in range(len(ends) - 1)))
 
 
 # ---- enclosure of a reference value ---------------------------------------------------------------

@@ -45,15 +45,23 @@ def _chain(pieces, start, end) -> bool:
 
 def _u_bookkeeping(lam, power, cert) -> Part:
     """The u_lambda certificate's argument decided from its evidence (exact): the slope is lambda^power; the
-    pieces (0, d0], [d0, r - eta], [r - eta, r + eta], [r + eta, 1] chain from 0 to 1 (u >= 1 by tanh < 1);
+    pieces (0, d0], [d0, r - eta], [r - eta, r + eta], [r + eta, 1] chain from 0 to 1 (u >= 1 by tanh < 1), and
+    each certified piece's boxes tile it (numerics.balls.boxes_tile);
     on (0, d0] the lemma's inequality lambda^6 d0^2 < 3 (lambda^2 - 1) holds with the certificate's d0."""
+    from softmix.numerics import balls as B  # python-flint: present, since the certificate was computed
     l2 = Fraction(str(lam)) ** power
     d0 = Fraction(cert["near_zero"]["interval"][1])
     pieces = [cert["near_zero"]["interval"], cert["H_positive_on"]["interval"],
               cert["H_decreasing_near_root"]["interval"], cert["H_negative_on"]["interval"]]
+    covers = [(cert["_covers"]["left"][0], cert["H_positive_on"]),
+              (cert["_derivative_cover"][0], cert["H_decreasing_near_root"]),
+              (cert["_covers"]["right"][0], cert["H_negative_on"])]
     return part("certificate", [
         {"check": f"slope lambda^{power} = {l2}", "passed": cert["_lam2"] == l2},
         {"check": "the pieces cover (0, 1]", "passed": _chain(pieces, Fraction(0), Fraction(1))},
+        {"check": "each certified piece's boxes tile it (no gap, no overlap), if certified",
+         "passed": all(B.boxes_tile(boxes, *ev["interval"]) for boxes, ev in covers
+                       if ev["status"] is True and Fraction(ev["interval"][0]) < Fraction(ev["interval"][1]))},
         {"check": "near zero: lambda^6 d0^2 < 3 (lambda^2 - 1), d0 > 0",
          "passed": d0 > 0 and l2 ** 3 * d0 * d0 < 3 * (l2 - 1)}], name="certificate bookkeeping",
         rule=_u_bookkeeping.__doc__)
@@ -61,8 +69,10 @@ def _u_bookkeeping(lam, power, cert) -> Part:
 
 def _contraction_bookkeeping(lam, margin, near_zero, gain, cert) -> Part:
     """The contraction certificate's argument decided from its evidence (exact): the gain is lambda^2 (or the
-    control's 2 lambda); the pieces (0, d0] and [d0, 1 + margin] chain with d0 the asked ``near_zero``; the
+    control's 2 lambda); the pieces (0, d0] and [d0, 1 + margin] chain with d0 the asked ``near_zero``, the
+    second's boxes tiling it; the
     near-zero lemma (tanh x < x) is applied exactly when margin = 0 and the gain is <= 1."""
+    from softmix.numerics import balls as B  # python-flint: present, since the certificate was computed
     lam = Fraction(str(lam))
     g = lam * lam if gain == "lambda^2" else 2 * lam
     pieces = [cert["near_zero"]["interval"], cert["compact_piece"]["interval"]]
@@ -70,6 +80,8 @@ def _contraction_bookkeeping(lam, margin, near_zero, gain, cert) -> Part:
         {"check": f"gain {gain} = {g}", "passed": cert["_lam2"] == g},
         {"check": "the pieces cover (0, 1 + margin]",
          "passed": _chain(pieces, Fraction(0), 1 + margin) and Fraction(pieces[0][1]) == Fraction(str(near_zero))},
+        {"check": "the compact piece's boxes tile it (no gap, no overlap), if certified",
+         "passed": cert["compact_piece"]["status"] is not True or B.boxes_tile(cert["_boxes"], *pieces[1])},
         {"check": "the near-zero lemma applies iff margin = 0 and gain <= 1",
          "passed": cert["near_zero"]["applies"] == (margin == 0 and g <= 1)}], name="certificate bookkeeping",
         rule=_contraction_bookkeeping.__doc__)

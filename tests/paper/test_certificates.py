@@ -181,12 +181,20 @@ def test_coercivity_bookkeeping_decides_from_the_evidence(boxes, M2, flag, verdi
 
 def test_prop43_bookkeeping_decides_the_argument_from_the_evidence():
     """The u_lambda and contraction certificates' arguments are decided from their evidence: the pieces chain,
-    the near-zero lemma's inequality holds with the certificate's d0, the slope is lambda^2."""
+    each certified piece's boxes tile it, the near-zero lemma's inequality holds with the certificate's d0, the
+    slope is lambda^2."""
     from softmix.checks.paper.denoising_certificates import _contraction_bookkeeping, _u_bookkeeping
 
+    def halves(a, b):  # a cover's boxes: the interval in two halves
+        a, b = Fraction(a), Fraction(b)
+        return [(a, (a + b) / 2, None), ((a + b) / 2, b, None)]
+
     def u_cert(d0="1/4", r=("3/4", "7/8"), lam2=Fraction(4)):
-        return {"_lam2": lam2, "near_zero": {"interval": ["0", d0]}, "H_positive_on": {"interval": [d0, r[0]]},
-                "H_decreasing_near_root": {"interval": list(r)}, "H_negative_on": {"interval": [r[1], "1"]}}
+        ev = lambda a, b: {"interval": [a, b], "status": True}  # noqa: E731
+        return {"_lam2": lam2, "near_zero": {"interval": ["0", d0]}, "H_positive_on": ev(d0, r[0]),
+                "H_decreasing_near_root": ev(*r), "H_negative_on": ev(r[1], "1"),
+                "_covers": {"left": (halves(d0, r[0]), 1), "right": (halves(r[1], "1"), -1)},
+                "_derivative_cover": (halves(*r), -1)}
 
     assert _u_bookkeeping(2, 2, u_cert()).verdict == "verified"
     assert _u_bookkeeping(2, 2, u_cert(d0="1/2")).verdict == "refuted"  # 64/4 = 16 >= 3 (4 - 1) = 9
@@ -194,10 +202,15 @@ def test_prop43_bookkeeping_decides_the_argument_from_the_evidence():
     gap = u_cert()
     gap["H_negative_on"]["interval"] = ["15/16", "1"]
     assert _u_bookkeeping(2, 2, gap).verdict == "refuted"
+    overlap = u_cert()  # boxes that each start at the piece's left end: a cover, but not a tiling
+    overlap["_covers"]["left"] = ([(Fraction(1, 4), Fraction(1, 2), None), (Fraction(1, 4), Fraction(3, 4), None)], 1)
+    assert _u_bookkeeping(2, 2, overlap).verdict == "refuted"
+    overlap["H_positive_on"]["status"] = None  # an undecided cover is the main part's business, not the tiling's
+    assert _u_bookkeeping(2, 2, overlap).verdict == "verified"
 
     def c_cert(applies=True, d0="1/8", lam2=Fraction(1), top="1"):
         return {"_lam2": lam2, "near_zero": {"interval": ["0", d0], "applies": applies},
-                "compact_piece": {"interval": [d0, top]}}
+                "compact_piece": {"interval": [d0, top], "status": True}, "_boxes": halves(d0, top)}
 
     assert _contraction_bookkeeping(1, Fraction(0), "1/8", "lambda^2", c_cert()).verdict == "verified"
     assert _contraction_bookkeeping(1, Fraction(0), "1/8", "lambda^2", c_cert(applies=False)).verdict == "refuted"
@@ -205,3 +218,6 @@ def test_prop43_bookkeeping_decides_the_argument_from_the_evidence():
                                     c_cert(applies=False, lam2=Fraction(441, 400))).verdict == "verified"
     assert _contraction_bookkeeping(1, Fraction(0), "1/8", "lambda^2", c_cert(top="1/2")).verdict == "refuted"
     assert _contraction_bookkeeping(1, Fraction(0), "1/4", "lambda^2", c_cert()).verdict == "refuted"
+    holed = c_cert()
+    holed["_boxes"] = holed["_boxes"][:1]  # the compact piece's upper half not certified
+    assert _contraction_bookkeeping(1, Fraction(0), "1/8", "lambda^2", holed).verdict == "refuted"
