@@ -93,7 +93,8 @@ def krylov_instance():
     """An explicit Krylov instance in d = 3: Gamma = Q diag(l1, l2, l3) Q^T (Q a rational orthogonal Cayley
     matrix, l free), m = a q1 + b q2 (a, b free), so K = span{m, Gamma m, ...} = span(q1, q2) when
     l1 != l2 and a b != 0, K^perp = span(q3); a point of T_K: U11 = A (I - P_K) (A free), u12 = 0,
-    v21 = t q3, v22 = 0.  Returns (Gamma, m, P_K, theta, q)."""
+    v21 = t q3, v22 = 0.  Raises ValueError if m and Gamma m do not span P_K's plane.  Returns (Gamma, m, P_K,
+    theta, q)."""
     S = sp.Matrix([[0, sp.Rational(1, 2), sp.Rational(1, 3)], [-sp.Rational(1, 2), 0, sp.Rational(1, 5)],
                    [-sp.Rational(1, 3), -sp.Rational(1, 5), 0]])
     Q = (sp.eye(3) - S) * (sp.eye(3) + S).inv()
@@ -104,6 +105,11 @@ def krylov_instance():
     m = a * q[0] + b * q[1]
     PK = q[0] * q[0].T + q[1] * q[1].T
     U11 = matrix_symbols("A", 3) * (sp.eye(3) - PK)
+    # the promise, checked: m and Gamma m lie in P_K's plane and span it (Gram determinant a^2 b^2 (l1 - l2)^2)
+    Km = sp.Matrix.hstack(m, G * m)
+    if (sp.simplify((sp.eye(3) - PK) * Km) != sp.zeros(3, 2)
+            or sp.simplify((Km.T * Km).det() - a**2 * b**2 * (lam[0] - lam[1]) ** 2) != 0):
+        raise ValueError("krylov_instance: m and Gamma m do not span the plane P_K projects on")
     return G, m, PK, (U11, sp.zeros(3, 1), t * q[2], sp.Integer(0)), q
 
 
