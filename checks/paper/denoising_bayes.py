@@ -88,13 +88,13 @@ def _conditioning_rows(t: DenoisingTask, ctx, dropped_offset: bool) -> list:
              **Residual(dps=16, guard=4).decide(worst_gf, scale=scale_f)}]
 
 
-def _unequal_covariance_row(t: DenoisingTask, ctx, dps: int = 40) -> dict:
+def _unequal_covariance_rows(t: DenoisingTask, ctx, dps: int = 40) -> list:
     """numerics.posterior.posterior_mean_mp where the components' covariances differ (v1 = gamma^2 + 1/4,
     v2 = 2 gamma^2 + 1, times I): with a shared Gamma the det S_k of the general conditioning cancel in the
     gates, so only here is that code decided.  Reference: the definition, by
     numerics.denoising_references.isotropic_posterior_mean_quadrature at dps + 10 digits (one random rational
     query); rule: agreement to dps - 10 digits, inconclusive if the quadratures' relative error estimate
-    exceeds that tolerance."""
+    exceeds that tolerance; and numerics.posterior.posterior_mean (float64, its own code path) to 1e-12."""
     from fractions import Fraction
 
     v = [t.gamma**2 + Fraction(1, 4), 2 * t.gamma**2 + 1]
@@ -112,7 +112,14 @@ def _unequal_covariance_row(t: DenoisingTask, ctx, dps: int = 40) -> dict:
            "quadrature_relative_error_estimate": mpm.nstr(qerr, 3)}
     if qerr * max(1, scale) > mpm.mpf(10) ** (rule.guard - rule.dps):
         undecide(row, "quadrature error estimate above the tolerance")
-    return row
+    f64, rule64 = posterior_mean(clean, float(t.xi**2), np.array([[float(x) for x in q]]))[0], Residual(dps=16, guard=4)
+    with workdps(dps + 10):
+        worst64 = max(abs(mpm.mpf(float(x)) - y) for x, y in zip(f64, ref))
+    row64 = {"check": "numerics.posterior.posterior_mean (float64) with those covariances == the definition",
+             **rule64.decide(worst64, scale=scale)}
+    if qerr * max(1, scale) > mpm.mpf(10) ** (rule64.guard - rule64.dps):
+        undecide(row64, "quadrature error estimate above the tolerance")
+    return [row, row64]
 
 
 def c1_derivations(offset: bool = True) -> list:
@@ -138,7 +145,7 @@ def prop_c_1(p: TaskParams, ctx):
     dropped = ctx.control("dropped-offset")
     t = task(p)
     rows = _conditioning_rows(t, ctx, dropped) if t.d <= 4 else []
-    rows += [] if dropped or t.d > 4 else [_unequal_covariance_row(t, ctx)]  # the control changes eq. (10) only
+    rows += [] if dropped or t.d > 4 else _unequal_covariance_rows(t, ctx)  # the control changes eq. (10) only
     rows.append(task_domain_row())
     return [decide(c1_derivations(offset=not dropped), ctx), part("numeric", rows)]
 
