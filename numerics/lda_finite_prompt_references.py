@@ -103,25 +103,38 @@ def token_law_spread(X, Y):
     """(empirical standard errors, relative tolerances) in the order of :func:`token_law_moments`'s entries: the
     sample's own spread, sd(ddof=1) / sqrt(n), of 1{Y = 1}, of X_i and of the centred products (X_i - mean_i)(X_j
     - mean_j) per class -- what the known-variance standard errors must match if the law they assume is the
-    sampler's.  The tolerance of an entry is six standard deviations of its ratio: for a Gaussian product the
-    sample variance has relative variance (E Y^4 / Var(Y)^2 - 1) / n <= 25.25 / n (U^2: 105/4), so the
-    standard deviation's is at most 0.5 sqrt(25.25 / n), tolerance 3 sqrt(25.25 / n) (0.5 sqrt(2 / n) for
-    the means and the label, tolerance 3 sqrt(2 / n)).  Labels outside {-1, 1}: one entry (nan, 0)."""
+    sampler's.  The tolerance of an entry is six standard deviations of the ratio sd / sd_true, whose relative
+    variance is (mu_4 / sigma^4 - 1) / (4 n) for a sample of n with central fourth moment mu_4: 2 for a Gaussian
+    X_i; at most 14 for a product of two jointly Gaussian coordinates (U^2: mu_4 = 60 sigma_U^8, Var = 2
+    sigma_U^4); (1 - 3 q) / q - 1 for the label, q = p (1 - p) at the sample's p.  Tolerance 3 sqrt(that / n),
+    plus 20 / n for the label, whose first-order term vanishes at p = 1/2 (then sd(p^) / sd(p) - 1 = -(p^ -
+    p)^2 / (2 q) + O(n^-2): under 18 / n at six standard deviations of p^, and the ddof's 1 / (2 n)).
+    An entry that cannot be judged (labels outside {-1, 1}, a class with fewer than 2 tokens, all labels equal)
+    is (nan, nan)."""
+    nan = float("nan")
     if not set(np.unique(Y)) <= {-1.0, 1.0}:
-        return [float("nan")], [0.0]
+        return [nan], [nan]
     n = len(Y)
-    emp, tol = [float(np.std(Y > 0, ddof=1) / np.sqrt(n))], [3 * np.sqrt(2 / n)]
+    p = float(np.mean(Y > 0)) if n else 0.0
+    q = p * (1 - p)
+    emp = [float(np.std(Y > 0, ddof=1) / np.sqrt(n)) if q > 0 else nan]
+    tol = [float(3 * np.sqrt(max(0.0, (1 - 3 * q) / q - 1) / n) + 20 / n) if q > 0 else nan]
+    d = X.shape[1]
     for c in (1, -1):
         Xc = X[Y == c]
-        nc, d = Xc.shape
+        nc = len(Xc)
+        if nc < 2:
+            k = d + d * (d + 1) // 2
+            emp, tol = emp + [nan] * k, tol + [nan] * k
+            continue
         emp += list(np.std(Xc, axis=0, ddof=1) / np.sqrt(nc))
-        tol += [3 * np.sqrt(2 / nc)] * d
+        tol += [float(3 * np.sqrt(2 / nc))] * d
         D = Xc - Xc.mean(0)
         for i in range(d):
             for j in range(i, d):
                 emp.append(float(np.std(D[:, i] * D[:, j], ddof=1) / np.sqrt(nc)))
-                tol.append(3 * np.sqrt(25.25 / nc))
-    return emp, [float(t) for t in tol]
+                tol.append(float(3 * np.sqrt(14 / nc)))
+    return emp, tol
 
 
 def excess_risk_replay(P, th, L, n, seed, chunk):

@@ -274,9 +274,8 @@ def _mpm(M):
 
 @exact_inputs("mix", "heads", "target", "z")
 def risk_constants_mp(mix: GaussianMixture, heads, target: Target, z, dps: int = 50) -> dict:
-    """The same constants for one query at ``dps`` digits (mpf; ``bias``: per head, the q entries of W_h b_h);
-    linear targets only; inputs as in :mod:`softmix.numerics.precision` (strings ``"1/3"`` exact, inexact floats
-    warn).  mpf has no overflow: the digits of constants beyond float64."""
+    """The same constants for one query at ``dps`` digits (mpf, no overflow; ``bias``: per head, W_h b_h's q
+    entries); linear targets only; inputs as in :mod:`softmix.numerics.precision` (inexact floats warn)."""
     if not getattr(target, "linear", False):
         raise InputError("risk_constants_mp needs a linear target y = B z + eps")
     with workdps(dps):

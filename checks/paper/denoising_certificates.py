@@ -80,8 +80,9 @@ def _contraction_bookkeeping(lam, margin, near_zero, gain, cert) -> Part:
         {"check": f"gain {gain} = {g}", "passed": cert["_lam2"] == g},
         {"check": "the pieces cover (0, 1 + margin]",
          "passed": _chain(pieces, Fraction(0), 1 + margin) and Fraction(pieces[0][1]) == Fraction(str(near_zero))},
-        {"check": "the compact piece's boxes tile it (no gap, no overlap), if certified",
-         "passed": cert["compact_piece"]["status"] is not True or B.boxes_tile(cert["_boxes"], *pieces[1])},
+        {"check": "the compact piece's boxes tile it (no gap, no overlap), if certified and not empty",
+         "passed": (cert["compact_piece"]["status"] is not True or Fraction(pieces[1][0]) >= Fraction(pieces[1][1])
+                    or B.boxes_tile(cert["_boxes"], *pieces[1]))},
         {"check": "the near-zero lemma applies iff margin = 0 and gain <= 1",
          "passed": cert["near_zero"]["applies"] == (margin == 0 and g <= 1)}], name="certificate bookkeeping",
         rule=_contraction_bookkeeping.__doc__)

@@ -85,22 +85,16 @@ def _overflow_scale(mix, heads, target, z):
     return hi
 
 
-def _part_scales(cm) -> dict:
-    """The scale each part's float64 error is measured against: its own magnitude (a sum of one-signed terms, or of
-    few), K and the bias residual against max(|variance|, |bias residual|) (K = their sum can cancel)."""
-    own = {k: abs(cm[k]) for k in PARTS}
-    both = max(own["variance"], own["bias_residual"])
-    return {k: max(mpm.mpf(10) ** -300, both if k in ("K", "bias_residual") else own[k]) for k in PARTS}
-
-
 def overflow_links(mix, heads, target, z, name="past float64 overflow (log-space path)") -> list:
     """risk_constants' log-space path: the queries (t/2) z and t z, t just past the point where some rho_hk
     overflows float64 (:func:`_overflow_scale`), in one call -- so the log-space rows must land on the second
     query only -- each part and each head's bias against risk_constants_mp at 30 digits: the infinity of the
     right sign where the value passes float64; and again with every V_h and B divided by 2^e, e chosen from
     those 30-digit parts so that the largest is O(1) while rho still overflows (parts scale by 2^-2e, the bias
-    by 2^-e): there the values themselves, each part relative to its own scale (:func:`_part_scales`), each
-    head's bias to its largest entry.  [] when no t up to 2^12 overflows (no head tilts along z)."""
+    by 2^-e; e leaves the largest near 2^830 ~ 1e250, so that the pair factors rho_hk^-1-sized stay normal
+    floats): there the values themselves, every part relative to the largest (its pair terms can cancel, as in
+    :func:`per_query_links`), each head's bias to its largest entry.  [] when no t up to 2^12 overflows (no head
+    tilts along z), or when every part is exactly 0."""
     zf = np.asarray(z, float)
     t = _overflow_scale(mix, heads, target, zf)
     if t is None:
@@ -110,7 +104,9 @@ def overflow_links(mix, heads, target, z, name="past float64 overflow (log-space
     cms = [RK.risk_constants_mp(mix, heads, target, q, dps=30) for q in exact]
     with mpm.workdps(30):
         big = max(abs(cms[1][k]) for k in ("variance", "cross", "bias_residual"))
-        e = max(0, int(mpm.ceil(mpm.log(big, 2) / 2)))
+        if big == 0:
+            return []
+        e = max(0, int(mpm.ceil((mpm.log(big, 2) - 830) / 2)))
     sc = lambda M: tuple(tuple(Fraction(x) / 2 ** e for x in r) for r in M)  # noqa: E731
     small = ([RK.Head(h.U, sc(h.V), h.W) for h in heads], RK.Target(sc(target.B), target.noise))
     diffs: dict = {}
@@ -120,8 +116,8 @@ def overflow_links(mix, heads, target, z, name="past float64 overflow (log-space
             cms = [RK.risk_constants_mp(mix, hs, tg, q, dps=30) for q in exact]
         for i, (ti, cm) in enumerate(zip((t / 2, t), cms)):
             with mpm.workdps(30):
-                scales = _part_scales(cm)
-                diffs.update({f"{ti:.6g} z, {label}: {k}": _f64_vs_mp(c[k][i], cm[k], scales[k]) for k in PARTS})
+                scale = max(mpm.mpf(1), max(abs(cm[k]) for k in PARTS))
+                diffs.update({f"{ti:.6g} z, {label}: {k}": _f64_vs_mp(c[k][i], cm[k], scale) for k in PARTS})
                 for h, bh in enumerate(cm["bias"]):
                     bscale = max(mpm.mpf(10) ** -300, max(abs(b) for b in bh))
                     diffs[f"{ti:.6g} z, {label}: bias W_{h} b_{h}"] = max(_f64_vs_mp(c["bias"][h][i][j], b, bscale)

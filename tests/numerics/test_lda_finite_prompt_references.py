@@ -101,9 +101,12 @@ def test_token_law_spread_by_hand_and_against_the_known_variances():
     emp, tol = FPR.token_law_spread(X, Y)
     want = [np.sqrt(0.3 / 6), 2 / np.sqrt(3), 4 / np.sqrt(3) / np.sqrt(3), 2 / np.sqrt(3), 4 / np.sqrt(3) / np.sqrt(3)]
     assert np.allclose(emp, want, rtol=1e-14)
-    assert np.allclose(tol, [3 * np.sqrt(2 / 6)] + [3 * np.sqrt(2 / 3), 3 * np.sqrt(25.25 / 3)] * 2)
+    label = 20 / 6  # p = 1/2: q = 1/4, (1 - 3q)/q - 1 = 0, so only the second-order allowance 20/n
+    assert np.allclose(tol, [label] + [3 * np.sqrt(2 / 3), 3 * np.sqrt(14 / 3)] * 2)
     bad_emp, bad_tol = FPR.token_law_spread(X, np.array([1, 0, -1, 1, -1, -1], float))
-    assert len(bad_emp) == 1 and np.isnan(bad_emp[0]) and bad_tol == [0.0]
+    assert len(bad_emp) == 1 and np.isnan(bad_emp[0]) and np.isnan(bad_tol[0])
+    one = FPR.token_law_spread(X, np.array([1, -1, -1, -1, -1, -1], float))  # class +1 has one token
+    assert np.isnan(one[0][1:3]).all() and np.isfinite(one[0][3:]).all()
     P = N.LDAProblem.from_params(DRAWN)
     Xq, Yq = N.sample(P, np.random.default_rng(5), 20000)
     _est, se, _pred, names = FPR.token_law_moments(P, Xq, Yq, "query")

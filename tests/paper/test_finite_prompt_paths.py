@@ -303,3 +303,21 @@ def test_risk_constants_mp_bias_is_the_bias_of_the_float_path():
     assert len(cm["bias"]) == len(heads)
     for h, bh in enumerate(cm["bias"]):
         assert np.allclose([float(b) for b in bh], c["bias"][h][0], rtol=1e-12, atol=1e-14)
+
+
+def test_overflow_links_stay_confirmed_where_pair_terms_cancel_or_vanish():
+    """A third head equal to head 0 with V scaled by -0.999999 (the cross terms nearly cancel the variance, which
+    a part measured against its own size would refute at float64 precision), and heads with V = 0 (every part
+    exactly 0: no part, rather than a crash)."""
+    from fractions import Fraction
+
+    P = REGISTRY["fp-risk-expansion"].params("quick")
+    mix, heads, target = DR.setup(P)
+    z = np.array([0.8, -0.4, 0.6])
+    h0 = heads[0]
+    twin = RK.Head(h0.U, tuple(tuple(Fraction(x) * Fraction(-999999, 1000000) for x in r) for r in h0.V), h0.W)
+    [links] = PA.overflow_links(mix, [*heads, twin], target, z)
+    assert links.verdict == "confirmed", [r for r in links.rows if not r["passed"]]
+    silent = [RK.Head(h.U, tuple(tuple(0 for _ in r) for r in h.V), h.W) for h in heads]
+    zero_target = RK.Target(tuple(tuple(0 for _ in r) for r in target.B), target.noise)
+    assert PA.overflow_links(mix, silent, zero_target, z) == []
