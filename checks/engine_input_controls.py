@@ -100,6 +100,8 @@ REFUSALS = {
     "number-below-range": ('["1e-1001"]', "numbers", ("[0]", "1e-1001", "out of range")),
     "zero-denominator": ('["1/0"]', "numbers", ("[0]", "zero denominator", "1/0")),
     "head-of-wrong-size": ('[{"U": [[1, 0], [0, 1]], "V": [[1, 0, 0]]}]', "heads", ("heads[0].V", "2 columns", "3")),
+    "denoising-weights-not-a-list": ('{"denoising": {"gamma": 1, "xi": 1, "weights": "1", "means": [[0, 0]]}}',
+                                     "setting", ("denoising: weights and means must be lists",)),
 }
 
 
