@@ -89,10 +89,10 @@ def overflow_links(mix, heads, target, z, name="past float64 overflow (log-space
     """risk_constants' log-space path: the queries (t/2) z and t z, t just past the point where some rho_hk
     overflows float64 (:func:`_overflow_scale`), in one call -- so the log-space rows must land on the second
     query only -- each part and each head's bias against risk_constants_mp at 30 digits: the infinity of the
-    right sign where the value passes float64; and again with every V_h and B divided by 2^e, e chosen from
-    those 30-digit parts so that the largest is O(1) while rho still overflows (parts scale by 2^-2e, the bias
-    by 2^-e; e leaves the largest near 2^830 ~ 1e250, so that the pair factors rho_hk^-1-sized stay normal
-    floats): there the values themselves, every part relative to the largest (its pair terms can cancel, as in
+    right sign where the value passes float64; and again with every V_h and B divided by 2^e (parts scale by
+    2^-2e, the bias by 2^-e), e chosen from those 30-digit parts so that the largest part is near 2^830 ~ 1e250:
+    inside float64, while rho still overflows and the per-pair factors (about the part over rho) stay normal
+    floats.  There the values themselves, every part relative to the largest (pair terms can cancel, as in
     :func:`per_query_links`), each head's bias to its largest entry.  [] when no t up to 2^12 overflows (no head
     tilts along z), or when every part is exactly 0."""
     zf = np.asarray(z, float)
