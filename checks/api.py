@@ -137,6 +137,7 @@ def decide(derivations, ctx: Context, *, name: str = "symbolic", digits: int = 3
     proof of the statement, so it cannot make the claim ``verified``."""
     rows = []
     for d in derivations:
+        ctx.decided.add(_registry.derivation_key(d))
         seed = int(ctx.stream("symbolic-points", d.name).integers(0, 10**6))
         status, info = decide_one(d, seed, digits)
         rows.append({"derivation": d.name, "status": status, **info})

@@ -142,7 +142,7 @@ def cmd_show(args):
             what = "assumption-dropped control" if ctl.kind == "assumption-dropped" else "negative control"
             print(f"  {what} {ctl.id}: {ctl.description}")
         if c.derivations is not None and not args.no_derivation:
-            for d in c.derivations():
+            for d in c.shown_derivations():
                 print(d.latex() if args.latex else d.pretty())
         print()
     return 0

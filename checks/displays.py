@@ -330,11 +330,12 @@ def _declared_names(claim) -> set:
 
 
 def decided_names(claim) -> set:
-    """The derivation and check names a claim decides: ``claim.derivations()`` names, the names in
-    an optional ``claim.checks`` (tuple or dict), and names declared with :func:`declare_checks`."""
+    """The derivation and check names a claim decides: the names of the derivations ``softmix show`` prints,
+    the names in an optional ``claim.checks`` (tuple or dict), and names declared with :func:`declare_checks`."""
     names = _declared_names(claim)
     if getattr(claim, "derivations", None) is not None:
-        names.update(d.name for d in claim.derivations())
+        shown = claim.shown_derivations() if hasattr(claim, "shown_derivations") else claim.derivations()
+        names.update(d.name for d in shown)
     return names
 
 

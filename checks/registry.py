@@ -15,7 +15,8 @@ import numpy as np
 from .streams import stream as _stream
 from .verdicts import VERDICTS
 
-__all__ = ["VERDICTS", "Outcome", "Control", "Claim", "Context", "REGISTRY", "register", "register_section",
+__all__ = ["VERDICTS", "Outcome", "Control", "Claim", "Context", "derivation_key", "REGISTRY", "register",
+           "register_section",
            "load_all", "load_plugin", "get", "SECTIONS", "PLUGINS", "PLUGIN_CLAIMS", "plugin_claims",
            "ENTRY_POINT_GROUP"]
 
@@ -103,6 +104,9 @@ class Context:
     seed: int
     variant: str | None = None
     claim: "Claim | None" = field(default=None, repr=False, compare=False)
+    #: keys (:func:`derivation_key`) of the derivations :func:`softmix.checks.api.decide` decided in this run:
+    #: the runner compares them with what ``softmix show`` prints (:meth:`Claim.shown_derivations`)
+    decided: set = field(default_factory=set, repr=False, compare=False)
 
     def claim_object(self) -> "Claim":
         """The claim this context runs (``claim``; the runner always sets it).  A context built by hand
@@ -167,7 +171,9 @@ class Claim:
     defaults: dict = field(default_factory=dict)
     profiles: dict = field(default_factory=dict)  # {"quick": {...}, "full": {...}} overrides
     controls: tuple = ()
-    derivations: Callable | None = None  # () -> list[theory.derivation.Derivation]
+    #: what ``softmix show`` prints: ``() -> list[Derivation]``, or ``(p) -> list[Derivation]`` given the parameter
+    #: dataclass; every derivation it returns for a run's parameters must be decided by that run (runner)
+    derivations: Callable | None = None
     kind: str = "numeric"  # symbolic | numeric | monte-carlo | experiment
     #: what the derived side is computed from, what the stated side is computed from, and what
     #: they share ("derived side: ...; stated side: ...; shared: nothing"); shown by ``softmix show``
@@ -196,6 +202,37 @@ class Claim:
         if overrides:
             p.update(overrides)
         return p
+
+    def takes_parameters(self) -> bool:
+        """Whether :attr:`derivations` is called with the parameters (one positional argument)."""
+        import inspect
+
+        if self.derivations is None:
+            return False
+        return len(inspect.signature(self.derivations).parameters) == 1
+
+    def shown_derivations(self, values: dict | None = None) -> list:
+        """The derivations ``softmix show`` prints for the parameter ``values`` (the defaults when None): what
+        :attr:`derivations` returns, given the parameter dataclass when it takes one argument."""
+        if self.derivations is None:
+            return []
+        if not self.takes_parameters():
+            return list(self.derivations())
+        vals = dict(self.defaults if values is None else values)
+        if self.params_type is not None:
+            from .params import coerce_dataclass
+
+            return list(self.derivations(coerce_dataclass(self.params_type, vals, f"claim {self.id}")))
+        return list(self.derivations(vals))
+
+
+def derivation_key(d) -> str:
+    """A digest of a derivation's name and both sides (SymPy ``srepr``): equal keys, the same derivation."""
+    import hashlib
+
+    import sympy as sp
+
+    return hashlib.sha1("\x00".join((str(d.name), sp.srepr(d.derived), sp.srepr(d.stated))).encode()).hexdigest()
 
 
 REGISTRY: dict[str, Claim] = {}

@@ -90,7 +90,8 @@ def _stated_21(ctx, smix, U, V, z):
        independence=("derived side: gradient of the mixture CGF (SymPy) and the definition by quadrature; "
                      "stated side: eq. (2) gates x affine experts; shared: nothing"),
        configurations_note=_DRAWN_NOTE,
-       derivations=lambda: [TA.prop_2_1_derivation(2, 2), TA.prop_2_1_derivation(2, 2, degenerate_rank=1)])
+       derivations=lambda p: [TA.prop_2_1_derivation(p.sym_components, p.sym_dim),
+                            TA.prop_2_1_derivation(p.sym_components, p.sym_dim, degenerate_rank=1)])
 def prop_2_1(p: Prop21, ctx):
     half = 1 if ctx.control("dropped-half") else sp.Rational(1, 2)
     derivs = [TA.prop_2_1_derivation(p.sym_components, p.sym_dim, half=half),
@@ -187,7 +188,7 @@ class Shared:
        independence=("derived side: eq. (2) (proven from the MGF in prop-2.1); "
                      "stated side: eq. (3) with shared G; shared: the gate softmax helper"),
        configurations_note=_DRAWN_NOTE,
-       derivations=lambda: [TA.prop_2_1_shared_derivation(2, 2)])
+       derivations=lambda p: [TA.prop_2_1_shared_derivation(p.sym_components, p.sym_dim)])
 def prop_2_1_shared(p: Shared, ctx):
     shared = not ctx.control("unshared-covariances")
     rule, rows = Residual(dps=p.dps), []
@@ -219,7 +220,7 @@ class Gaussian:
        independence=("derived side: CGF gradient of one Gaussian and quadrature of the definition; "
                      "stated side: V(m + G U z); shared: nothing"),
        configurations_note=_DRAWN_NOTE,
-       derivations=lambda: [TA.bb_lemma_2_1_derivation(2)])
+       derivations=lambda p: [TA.bb_lemma_2_1_derivation(p.sym_dim)])
 def bb_lemma_2_1(p: Gaussian, ctx):
     K = 2 if ctx.control("two-components") else 1
     rule, rows = Residual(dps=p.dps), []
@@ -310,7 +311,7 @@ class Linear:
                      "quadrature; stated side: sum_k pi_k V (G_k + m_k m_k^T) U z, and the production paths "
                      "(mpmath and float64 linear_attention); shared: nothing"),
        configurations_note=_DRAWN_NOTE,
-       derivations=lambda: [TA.linear_fixed_proportions_derivation(2, 2)])
+       derivations=lambda p: [TA.linear_fixed_proportions_derivation(p.sym_components, p.sym_dim)])
 def linear_fixed_proportions(p: Linear, ctx):
     """LHS: the definition int <Uz, x> V x dmu by quadrature over the whole mixture (4 nodes are
     exact: the integrand is a degree-2 polynomial); RHS: the stated fixed-proportion sum

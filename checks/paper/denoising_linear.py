@@ -123,6 +123,13 @@ class LayersParams:
     noise: Exact = exact_default("7/3")
 
 
+def _c7_derivation(p: LayersParams, pushforward: bool = True):
+    """Lemma C.7's derivation at the parameters' exact mixture (what the check decides and ``softmix show`` prints)."""
+    R = lambda v: sp.Rational(v.numerator, v.denominator) if hasattr(v, "numerator") else sp.Rational(str(v))
+    return TD.lemma_c7_derivation(pushforward=pushforward, weights=[R(w) for w in p.weights],
+                                  means=[sp.Matrix([R(v) for v in m]) for m in p.means], noise=R(p.noise))
+
+
 def _draw_layers(rng, p, i):
     """Weights away from 1/2, unequal-norm means, the noise drawn; d = 2 (the heads stay symbolic)."""
     return {"weights": C.weights(rng, 2), "means": C.means(rng, 2, 2, equal_norms=False),
@@ -139,11 +146,9 @@ def _draw_layers(rng, p, i):
        assumptions=("linear attention T_lin[mu](z) = V E[z'z'^T] U z", "layers act on the push-forward prompt"),
        controls={"no-pushforward": "stated product uses the original second moment in every layer"},
        configurations=Draws(_draw_layers),
-       derivations=lambda: [TD.lemma_c7_derivation()])
+       derivations=lambda p: [_c7_derivation(p)])
 def lemma_c_7(p: LayersParams, ctx):
-    R = lambda v: sp.Rational(v.numerator, v.denominator) if hasattr(v, "numerator") else sp.Rational(str(v))
-    der = TD.lemma_c7_derivation(pushforward=not ctx.control("no-pushforward"), weights=[R(w) for w in p.weights],
-                                 means=[sp.Matrix([R(v) for v in m]) for m in p.means], noise=R(p.noise))
+    der = _c7_derivation(p, pushforward=not ctx.control("no-pushforward"))
     return outcome(decide([der], ctx), mixture={"weights": [str(w) for w in p.weights],
                                                 "means": [[str(v) for v in m] for m in p.means],
                                                 "S": f"{p.noise} I", "U": "symbolic", "V": "symbolic v I"})

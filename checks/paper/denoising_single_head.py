@@ -151,8 +151,7 @@ def _search_rows(t: DenoisingTask, ctx) -> list:
                     "elimination ideal; shared: nothing",
        assumptions=("gamma > 0", "||m1|| = ||m2||, m1 != m2", "gamma^2 != xi^2"),
        controls={"gamma-equals-xi": "drop gamma^2 != xi^2 (set gamma = xi): the conditions must become solvable"},
-       configurations=Draws(draw_task(equal_norms=True, dims=(2,))),
-       derivations=lambda: [TD.prop_c4_one_head_derivation()])
+       configurations=Draws(draw_task(equal_norms=True, dims=(2,))))
 def prop_c_4(p: TaskParams, ctx):
     t = task(p)
     if not t.equal_norm:

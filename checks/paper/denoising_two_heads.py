@@ -98,7 +98,7 @@ def _linear_gap_rows(t: DenoisingTask) -> list:
        assumptions=("Gamma = gamma^2 I, gamma > 0", "||m1|| = ||m2||, m1 != m2", "pi1 in (0, 1)"),
        controls={"one-head-at-config": "use the one-head solution U = S^-1, V = I/2 at the configured gamma != xi"},
        configurations=Draws(draw_task(equal_norms=True, dims=(2,))),
-       derivations=lambda: [TD.prop_c4_one_head_derivation()] + TD.prop_c5_derivations(2))
+       derivations=lambda: [TD.prop_c4_one_head_derivation()])
 def thm_4_1(p: TaskParams, ctx):
     t = task(p)
     bad = _admissible(t)

@@ -213,6 +213,13 @@ class Covariance(FPConfig):
     tilted_proof: list[int] = field(default_factory=lambda: [2, 1])
 
 
+def tilted_covariance_derivation(K: int, D0: int) -> Derivation:
+    """The tilted covariance against the Hessian of the CGF, for a generic K-component mixture in dimension D0."""
+    smix0, a0 = symbolic_mixture(K, D0), TA.tilt_symbols(D0)
+    return Derivation(f"tilted covariance == Hessian of the CGF, K={K}, D={D0}", "docs/finite-prompt.md",
+                      TA.tilted_covariance_derived(smix0, a0), TA.tilted_covariance_stated(smix0, a0))
+
+
 def tilted_covariance_parts(p: Covariance, ctx) -> list:
     """The constant C of fp-covariance is the covariance of the 2a-tilted law about grad Lambda(a):
     C = sum_k w_k(2a)[G_k + (mu_k - grad Lambda(a))(...)^T] = grad^2 Lambda(2a) + delta delta^T (docs/finite-prompt.md).
@@ -222,11 +229,7 @@ def tilted_covariance_parts(p: Covariance, ctx) -> list:
     (45-digit evaluation); (iii) the constants of finite_prompt_constants_mp (50 digits) equal those built from the
     components' MGF derivatives (numerics.finite_prompt_references.constants_from_mgf_mp, 45 digits) to 25 digits;
     (iv) the float64 CGF equals log M at a and 2a to 12 digits."""
-    K, D0 = p.tilted_proof
-    smix0, a0 = symbolic_mixture(K, D0), TA.tilt_symbols(D0)
-    sym = decide([Derivation(f"tilted covariance == Hessian of the CGF, K={K}, D={D0}", "docs/finite-prompt.md",
-                             TA.tilted_covariance_derived(smix0, a0), TA.tilted_covariance_stated(smix0, a0))], ctx,
-                 kind="lemma")
+    sym = decide([tilted_covariance_derivation(*p.tilted_proof)], ctx, kind="lemma")
     mix = GaussianMixture.from_json_obj(p.mixture, where="finite-prompt mixture")
     Uq, Vq, zq = _exact(p.U), _exact(p.V), _exact(p.z)
     cm = finite_prompt_constants_mp(mix, Uq, Vq, zq)  # the CLI's default precision
@@ -266,9 +269,7 @@ def tilted_covariance_parts(p: Covariance, ctx) -> list:
        controls={"dropped-rho": "predicted covariance without the factor rho(a)",
                  "no-mean-shift": "C without the mean-shift outer products (tilted covariance at 2a only)"},
        configurations=DRAWS,
-       derivations=lambda: [Derivation("tilted covariance == Hessian of the CGF, K=2, D=1", "docs/finite-prompt.md",
-                                       TA.tilted_covariance_derived(symbolic_mixture(2, 1), TA.tilt_symbols(1)),
-                                       TA.tilted_covariance_stated(symbolic_mixture(2, 1), TA.tilt_symbols(1)))],
+       derivations=lambda p: [tilted_covariance_derivation(*p.tilted_proof)],
        independence="derived side: simulated finite prompts; stated side: rho V C V^T from tilted moments (float64, "
                     "agreeing with the 30-digit path), decided against rho V [grad^2 Lambda(2a) + delta delta^T] V^T "
                     "from SymPy's derivatives of each component's MGF (45 digits) and the tilted-covariance identity "

@@ -129,7 +129,7 @@ def _b1_derivations(p: LemmaB1, variant=None):
                  "alpha = sigma(log(pi/(1-pi)) + 2(u12^T x + y u22) + <U11^T x + y u21, m1 - m_-1>)",
        section=SECTION, kind="symbolic", controls=_B1, profiles={"full": {"sym_dim": 3}},
        assumptions=("degenerate token covariance blockdiag(Gamma, 0)", "block convention (12)"),
-       derivations=lambda: _b1_derivations(LemmaB1()),
+       derivations=lambda p: _b1_derivations(p),
        configurations_note=f"{_GENERAL}, every block of U and V and the query (x, y) are symbols {_PROOF_COVERS}, "
                            "and d = 1)",
        independence="derived side: attention output computed from the LDA token law's MGF (SymPy); stated side: "
@@ -161,7 +161,7 @@ _E67 = {"transposed-w": "w = U11^T Gamma v21", "transposed-s": "s = 2 u12 + U11^
        source=f"{SOURCE}, eqs. (6)-(7)", section=SECTION, kind="symbolic", controls=_E67,
        statement="f_theta(x) = w^T x + b + r sigma(s0 + s^T x), w = U11 Gamma v21, b = v21^T m_-1 - v22, "
                  "r = v21^T dm + 2 v22, s = 2 u12 + U11 dm, s0 = log(pi/(1-pi))",
-       profiles={"full": {"sym_dim": 3}}, derivations=lambda: [T.eq67_derivation(2)],
+       profiles={"full": {"sym_dim": 3}}, derivations=lambda p: [T.eq67_derivation(p.sym_dim)],
        configurations_note=f"{_GENERAL}, theta and x are symbols at the statement's query (x, 0) {_PROOF_COVERS})",
        independence="derived side: last coordinate of the derived attention output; stated side: "
                     "w^T x + b + r sigma(s0 + s^T x); shared: nothing")
@@ -176,7 +176,7 @@ _B2 = {"dropped-half": "b* without the factor 1/2", "flipped-sign": "w* replaced
        statement="eta(x) = sigma(w*^T x + b*), w* = Gamma^-1 dm, "
                  "b* = -(m1^T G^-1 m1 - m_-1^T G^-1 m_-1)/2 + log(pi/(1-pi))",
        section=SECTION, kind="symbolic", controls=_B2, profiles={"full": {"sym_dim": 3}},
-       derivations=lambda: [T.prop_b2_derivation(2)],
+       derivations=lambda p: [T.prop_b2_derivation(p.sym_dim)],
        configurations_note="symbolic in general parameters: m1, m_-1, pi_+, x and the precision matrix Gamma^-1 "
                            f"(a symmetric matrix of symbols) {_PROOF_COVERS})",
        independence="derived side: posterior P(Y=1|X) by Bayes' rule on the Gaussian densities; stated side: "
@@ -195,7 +195,7 @@ def _b9_derivations(p: SymbolicDim, variant=None):
 
 @claim(id="lemma-b.9", title="Gradient of the effective risk", source=f"{SOURCE}, Lemmas B.7 and B.9",
        statement="grad R~(zeta) = E[(sigma(g_zeta(X)) - eta(X)) grad g_zeta(X)] with the four displayed blocks",
-       section=SECTION, kind="symbolic", controls=_B9, derivations=lambda: _b9_derivations(SymbolicDim()),
+       section=SECTION, kind="symbolic", controls=_B9, derivations=lambda p: _b9_derivations(p),
        configurations_note="symbolic at the integrand level in general symbols (w, b, r, s, s0, x and eta free; the "
                            f"Lemma B.7 step in scalars t, eta) {_PROOF_COVERS})",
        independence="derived side: derivative of the conditional logistic loss; stated side: "
@@ -210,7 +210,7 @@ _B12 = {"dropped-zero-block": "s-block of grad g taken as X instead of 0"}
 @claim(id="prop-b.12", title="Hessian of the effective risk on E1", source=f"{SOURCE}, Prop. B.12",
        statement="grad^2 R~(zeta*) = E[eta(1-eta) grad g grad g^T], grad g = (X, 1, sigma(s0+s*^T X), 0)",
        section=SECTION, kind="symbolic", controls=_B12, profiles={"full": {"sym_dim": 2}},
-       derivations=lambda: [T.prop_b12_derivation(1)],
+       derivations=lambda p: [T.prop_b12_derivation(p.sym_dim)],
        configurations_note="symbolic in general symbols at a general point (w*, b*, 0, s) of E1 (w*, b*, s, s0 and x "
                            f"free; r = 0 is the statement's E1) {_PROOF_COVERS})",
        independence="derived side: SymPy Hessian of the effective risk; stated side: the Prop. B.12 formula; "
@@ -225,7 +225,7 @@ _B14 = {"dropped-term": "dw without U11 Gamma dv21"}
 @claim(id="lemma-b.14", title="Differential of the reparametrisation Phi", source=f"{SOURCE}, Lemma B.14",
        statement="DPhi(theta)[dtheta] = (dU11 Gamma v21 + U11 Gamma dv21, dv21^T m_-1 - dv22, dv21^T dm + 2 dv22, "
                  "2 du12 + dU11 dm)",
-       section=SECTION, kind="symbolic", controls=_B14, derivations=lambda: [T.lemma_b14_derivation(2)],
+       section=SECTION, kind="symbolic", controls=_B14, derivations=lambda p: [T.lemma_b14_derivation(p.sym_dim)],
        configurations_note=f"{_GENERAL}, theta and the direction are symbols {_PROOF_COVERS})",
        independence="derived side: Jacobian of Phi by differentiation; stated side: DPhi as printed; shared: "
                     "Phi's expression")
@@ -252,7 +252,7 @@ def _typo_finding(printed):
        statement="Df_theta[h] as displayed; D^2 f_theta[h,h] as displayed up to a typo (the cross term carries a "
                  "factor 2)",
        section=SECTION, kind="symbolic", controls=_B8, profiles={"full": {"sym_dim": 2}},
-       derivations=lambda: T.lemma_b8_derivations(1),
+       derivations=lambda p: T.lemma_b8_derivations(p.sym_dim),
        configurations_note=f"{_GENERAL}, theta, the direction h and x are symbols {_PROOF_COVERS}: 1 in quick, 2 in "
                            "full)",
        independence="derived side: SymPy derivatives of f_theta; stated side: the paper's first/second variations "
@@ -299,7 +299,7 @@ def _d2_search(ctx, variant):
        statement="grad_U11 R = E[(sigma(f)-eta)(X (Gamma^T v21)^T + r sigma' X dm^T)], grad_u12 = 2 r E[...sigma' X], "
                  "...; equivalently DPhi^* grad R~",
        section=SECTION, kind="symbolic", controls=_B10, profiles={"quick": {"sym_dim": 1}},
-       derivations=lambda: T.lemma_b10_derivations(2),
+       derivations=lambda p: T.lemma_b10_derivations(p.sym_dim),
        configurations_note=f"{_GENERAL}, theta, x and eta are symbols {_PROOF_COVERS}: 1 in quick, where a "
                            "transpose is invisible, 2 in full; the controls add a d = 2 random-point search)",
        independence="derived side: chain rule through f_theta (SymPy); stated side: the explicit attention-coordinate "

@@ -88,7 +88,7 @@ def lemma_b_7(p: NoParameters, ctx):
     assumptions=("R = R~ o Phi", "R~ smooth (a generic smooth test function stands for it)"),
     controls={"dropped-2": "grad_u12 = gs instead of 2 gs",
               "untransposed": "grad_v21 uses U11 Gamma gw instead of Gamma U11^T gw"},
-    profiles={"full": {"sym_dim": 3}}, derivations=lambda: [TA.lemma_b15_derivation(2)],
+    profiles={"full": {"sym_dim": 3}}, derivations=lambda p: [TA.lemma_b15_derivation(p.sym_dim)],
     configurations_note="symbolic in general parameters: m1, m_-1, a symmetric Gamma, pi_+ and theta are symbols, and "
                         "R~ is a test function whose gradient is an arbitrary vector at every point (the proof covers "
                         "every configuration of dimension sym_dim)",
@@ -119,7 +119,7 @@ _B17_GAP = {
               "r = 0 or s = 0",
     assumptions=("Lemma B.4 (optimal iff g_zeta = f* a.s.)", "Gamma positive definite"),
     controls={"E2-offset-sign": "E2 with b = b* + r sigma(s0)", "no-curvature": "Hess_x g = r sigma'(.) s s^T"},
-    profiles={"full": {"sym_dim": 3}}, derivations=lambda: TA.lemma_b17_derivations(2),
+    profiles={"full": {"sym_dim": 3}}, derivations=lambda p: TA.lemma_b17_derivations(p.sym_dim),
     configurations_note="symbolic in general symbols (w*, b*, r, s, s0 and x free) (the proof covers every "
                         "configuration "
                         "of dimension sym_dim)",
@@ -141,7 +141,7 @@ def lemma_b_17(p: SymDim, ctx):
               "sigma'(g) phi phi^T with phi = (x, 1, sigma(s0 + s^T x)) (PSD), while R~ is not convex jointly in zeta",
     assumptions=("s fixed in the partial risk",),
     controls={"joint-convexity": "Hess g = 0 in all of zeta = (w, b, r, s) (joint convexity)"},
-    profiles={"full": {"sym_dim": 3}}, derivations=lambda: TA.lemma_b19_derivations(2),
+    profiles={"full": {"sym_dim": 3}}, derivations=lambda p: TA.lemma_b19_derivations(p.sym_dim),
     configurations_note="symbolic in general symbols (w, b, r, s, s0 and x free) (the proof covers every configuration "
                         "of dimension sym_dim)",
     independence="derived side: Hessian of the integrand in (w, b, r) (SymPy); stated side: sigma'(g) phi phi^T, PSD; "
@@ -212,7 +212,8 @@ _B33_GAP = {
               "the compact hull of a bounded trajectory and w*",
     assumptions=("symmetric balanced setting (s0 = 0)", "Gamma positive definite"),
     controls={"no-sigma-prime": "Hess L(w) = E[sigma(w^T X) X X^T]"},
-    profiles={"full": {"random_points": 12, "nodes": 40}}, derivations=lambda: TA.lemma_b33_derivation(2),
+    profiles={"full": {"random_points": 12, "nodes": 40}},
+    derivations=lambda p: TA.lemma_b33_derivation(N.LDAProblem.from_params(p.lda).d),
     configurations=softmix.Draws(draw_symmetric_balanced, quick=1, full=3),
     independence="derived side: Hessian of the linear logistic risk (SymPy) and its quadrature eigenvalues; stated "
                  "side: positive definite; shared: nothing")
@@ -381,7 +382,7 @@ _B16_GAP = {
     assumptions=("m1 + m_-1 != 0", "m1 != m_-1 (model (4))"),
     controls={"wrong-combination": "the v21-block reduces to (m1 - m_-1) d_r R~",
               "bayes-point": "the same non-vanishing test at Phi(theta1) for a Bayes point theta1 in Theta1"},
-    profiles={"full": {"starts": 4, "nodes": 48}}, derivations=lambda: TA.lemma_b16_derivations(2),
+    profiles={"full": {"starts": 4, "nodes": 48}}, derivations=lambda p: TA.lemma_b16_derivations(p.sym_dim),
     configurations=softmix.Draws(draw_generic, quick=1, full=3),
     independence="derived side: the proof's algebraic steps (SymPy) and grad_w R~ at located critical points "
                  "(quadrature); stated side: grad_w R~ != 0; shared: the effective risk code")
