@@ -11,7 +11,8 @@ uses, so that a claim can compare the two:
   bisection root :func:`softmix.numerics.denoising.u_lambda`);
 * :func:`trainer_consistency` -- the Gauss-Hermite moments, the loss and the gradient the SGD of
   Fig. 2 relies on, against the moments in closed form, ``head_outputs`` and central differences;
-* :func:`isotropic_posterior_mean_quadrature` -- ``E[X | X + xi N = z]`` for a mixture of isotropic Gaussians
+* :func:`isotropic_posterior_mean_quadrature` (and :func:`isotropic_posterior_moments_quadrature`, with
+  ``tr Cov(X | Z = z)``) -- ``E[X | X + xi N = z]`` for a mixture of isotropic Gaussians
   from its definition, by 1-D tanh-sinh quadratures (against the conditioning of
   :mod:`softmix.numerics.posterior`);
 * :func:`rational_queries`, :func:`random_equal_norm_task` -- exact random queries and tasks.
@@ -30,7 +31,8 @@ from .memo import remember
 from .precision import to_mpf, workdps
 
 __all__ = ["linear_risk_tensor_gh", "heads_residual_mp", "fixed_point_by_iteration", "trainer_consistency",
-           "isotropic_posterior_mean_quadrature", "rational_queries", "random_equal_norm_task", "PYTHAGOREAN_TRIPLES"]
+           "isotropic_posterior_mean_quadrature", "isotropic_posterior_moments_quadrature", "rational_queries",
+           "random_equal_norm_task", "PYTHAGOREAN_TRIPLES"]
 
 #: integer right triangles (a, b, c): rational points (a/c, b/c) of the unit circle
 PYTHAGOREAN_TRIPLES = [(3, 4, 5), (5, 12, 13), (8, 15, 17), (7, 24, 25), (20, 21, 29), (12, 35, 37)]
@@ -217,26 +219,39 @@ def isotropic_posterior_mean_quadrature(weights, means, variances, noise_varianc
     tanh-sinh quadratures (split at the peak of the integrand), at ``dps`` digits.  Exact inputs (Fractions,
     strings, ints).  Returns (the posterior mean as mpf, the largest relative error estimate of the quadratures).
     No conditioning formula is used."""
+    mean, _trace, qerr = isotropic_posterior_moments_quadrature(weights, means, variances, noise_variance, z, dps)
+    return mean, qerr
+
+
+def isotropic_posterior_moments_quadrature(weights, means, variances, noise_variance, z, dps: int = 50):
+    """As :func:`isotropic_posterior_mean_quadrature`, with the second moments too: returns (``E[X | Z = z]``,
+    ``tr Cov(X | Z = z)`` = sum_i E[X_i^2 | z] - E[X_i | z]^2, the largest relative error estimate), each
+    moment int x_i^j p_X(x) N(z; x, xi^2 I) dx a product of 1-D tanh-sinh quadratures of the definition."""
     with workdps(dps):
         n = to_mpf(noise_variance)
         w = [to_mpf(x) for x in weights]
         zs = [to_mpf(x) for x in z]
         qerr = mpm.mpf(0)
-        mass, first = [], []
+        mass, first, second = [], [], []
         for wk, mk, vk in zip(w, means, variances):
             v = to_mpf(vk)
             c = 1 / (2 * mpm.pi * mpm.sqrt(v * n))  # N(x; mi, v) N(zi; x, n)
-            I0, I1 = [], []
+            I0, I1, I2 = [], [], []
             for mi, zi in zip(map(to_mpf, mk), zs):
                 g = lambda x, mi=mi, zi=zi: mpm.exp(-(x - mi) ** 2 / (2 * v) - (zi - x) ** 2 / (2 * n))  # noqa: E731
                 cut = [-mpm.inf, (mi * n + zi * v) / (v + n), mpm.inf]
                 a, ea = mpm.quad(g, cut, error=True)
                 b, eb = mpm.quad(lambda x, g=g: x * g(x), cut, error=True)
+                s, es = mpm.quad(lambda x, g=g: x * x * g(x), cut, error=True)
                 I0.append(c * a)
                 I1.append(c * b)
-                qerr = max(qerr, (ea + eb) / a)
+                I2.append(c * s)
+                qerr = max(qerr, (ea + eb) / a, es / s)
             mass.append(wk * mpm.fprod(I0))
             first.append([b / a for a, b in zip(I0, I1)])
+            second.append([s / a for a, s in zip(I0, I2)])
         total = mpm.fsum(mass)
-        mean = [mpm.fsum(mass[k] * first[k][i] for k in range(len(mass))) / total for i in range(len(zs))]
-        return mean, qerr
+        K, D = len(mass), len(zs)
+        mean = [mpm.fsum(mass[k] * first[k][i] for k in range(K)) / total for i in range(D)]
+        trace = mpm.fsum(mpm.fsum(mass[k] * second[k][i] for k in range(K)) / total - mean[i] ** 2 for i in range(D))
+        return mean, trace, qerr

@@ -11,10 +11,10 @@ import numpy as np
 import sympy as sp
 
 from softmix.numerics.denoising import DenoisingTask, bayes_denoiser, bayes_denoiser_mp
-from softmix.numerics.denoising_references import isotropic_posterior_mean_quadrature, rational_queries
+from softmix.numerics.denoising_references import isotropic_posterior_moments_quadrature, rational_queries
 from softmix.numerics.errors import InputError
 from softmix.numerics.mixture import GaussianMixture
-from softmix.numerics.posterior import posterior_mean, posterior_mean_mp
+from softmix.numerics.posterior import PosteriorMeanTarget, posterior_mean, posterior_mean_mp
 from softmix.numerics.precision import to_mpf, workdps
 from softmix.theory import denoising as TD
 from softmix.theory.denoising_heads import circle_family_facts
@@ -92,9 +92,11 @@ def _unequal_covariance_rows(t: DenoisingTask, ctx, dps: int = 40) -> list:
     """numerics.posterior.posterior_mean_mp where the components' covariances differ (v1 = gamma^2 + 1/4,
     v2 = 2 gamma^2 + 1, times I): with a shared Gamma the det S_k of the general conditioning cancel in the
     gates, so only here is that code decided.  Reference: the definition, by
-    numerics.denoising_references.isotropic_posterior_mean_quadrature at dps + 10 digits (one random rational
+    numerics.denoising_references.isotropic_posterior_moments_quadrature at dps + 10 digits (one random rational
     query); rule: agreement to dps - 10 digits, inconclusive if the quadratures' relative error estimate
-    exceeds that tolerance; and numerics.posterior.posterior_mean (float64, its own code path) to 1e-12."""
+    exceeds that tolerance; and numerics.posterior.posterior_mean (float64, its own code path) to 1e-12.  The
+    posterior's trace tr Cov(X | Z = z), the Bayes risk the clean-target risk adds (numerics.posterior's
+    PosteriorMeanTarget.conditional_trace, float64), against the same quadratures' second moments."""
     from fractions import Fraction
 
     v = [t.gamma**2 + Fraction(1, 4), 2 * t.gamma**2 + 1]
@@ -102,7 +104,8 @@ def _unequal_covariance_rows(t: DenoisingTask, ctx, dps: int = 40) -> list:
     clean = GaussianMixture.from_values([t.pi1, 1 - t.pi1], [list(t.m1), list(t.m2)],
                                         [[[vk if i == j else 0 for j in range(d)] for i in range(d)] for vk in v])
     (q,) = rational_queries(ctx.stream("queries-unequal"), d, 1)
-    ref, qerr = isotropic_posterior_mean_quadrature([t.pi1, 1 - t.pi1], [t.m1, t.m2], v, t.xi**2, q, dps + 10)
+    ref, ref_tr, qerr = isotropic_posterior_moments_quadrature([t.pi1, 1 - t.pi1], [t.m1, t.m2], v, t.xi**2, q,
+                                                                dps + 10)
     got = posterior_mean_mp(clean, t.xi**2, q, dps)
     with workdps(dps + 10):
         worst, scale = max(abs(x - y) for x, y in zip(got, ref)), max(abs(x) for x in ref)
@@ -119,7 +122,15 @@ def _unequal_covariance_rows(t: DenoisingTask, ctx, dps: int = 40) -> list:
              **rule64.decide(worst64, scale=scale)}
     if qerr * max(1, scale) > mpm.mpf(10) ** (rule64.guard - rule64.dps):
         undecide(row64, "quadrature error estimate above the tolerance")
-    return [row, row64]
+    noise = tuple(tuple(t.xi**2 if i == j else 0 for j in range(d)) for i in range(d))
+    tr = PosteriorMeanTarget(clean, noise, clean=True).conditional_trace(np.array([[float(x) for x in q]]))[0]
+    with workdps(dps + 10):
+        row_tr = {"check": "tr Cov(X | Z = z) of numerics.posterior (float64, the clean target's Bayes risk) with "
+                           "those covariances == the definition (quadrature of the second moments)",
+                  "trace": mpm.nstr(ref_tr, 20), **rule64.decide(abs(mpm.mpf(float(tr)) - ref_tr), scale=abs(ref_tr))}
+    if qerr * max(1, scale) > mpm.mpf(10) ** (rule64.guard - rule64.dps):
+        undecide(row_tr, "quadrature error estimate above the tolerance")
+    return [row, row64, row_tr]
 
 
 def c1_derivations(offset: bool = True) -> list:

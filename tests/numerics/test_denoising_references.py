@@ -144,3 +144,13 @@ def test_isotropic_posterior_mean_quadrature_has_the_known_answers():
         want2 = [sum(g * mk[i] for g, mk in zip(gate, mean)) / sum(gate) for i in range(2)]
         assert err < mpm.mpf(10) ** -30
         assert max(abs(a - b) for a, b in zip(got, want2)) < mpm.mpf(10) ** -30
+
+        # the posterior's trace: one component, D v n / (v + n); two, the law of total variance by hand
+        from softmix.numerics.denoising_references import isotropic_posterior_moments_quadrature as moments
+
+        _m, tr1, err = moments([1], [m], [v], n, z, dps=40)
+        assert err < mpm.mpf(10) ** -30 and abs(tr1 - q(2 * v * n / (v + n))) < mpm.mpf(10) ** -30
+        _m, tr2, err = moments(w, ms, vs, n, z, dps=40)
+        within = sum(g * 2 * q(vk) * q(n) / (q(vk) + q(n)) for g, vk in zip(gate, vs)) / sum(gate)
+        between = sum(g * sum((mk[i] - want2[i]) ** 2 for i in range(2)) for g, mk in zip(gate, mean)) / sum(gate)
+        assert abs(tr2 - (within + between)) < mpm.mpf(10) ** -30
