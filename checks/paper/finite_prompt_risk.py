@@ -23,9 +23,11 @@ from softmix.theory import finite_prompt_risk as TR
 from ..api import claim, decide, outcome, part
 from ..configurations import Draws
 from ..fits import InverseLRule
+from ..mc_verdict import risk_reach
 from ..params import Exact, exact_default
 from ..rules import AlphaFamily
 from . import finite_prompt_risk_draws as DR, finite_prompt_risk_paths as PA
+from .rows import undecide
 
 SECTION = "finite-prompt"
 SOURCE = "docs/finite-prompt.md (derived there; beyond Gabet-Boursier-Boyer 2026, which stops at L = infinity)"
@@ -239,8 +241,12 @@ def fp_risk_expansion(p: Expansion, ctx):
                           n_samples=p.queries_averaged)
     links = [] if ctl else [*_expansion_links(ctx, fam, p, mix, heads, target, z, gmix, queries, exact),
                             DR.tails_part(DR.values(p), p.tails_promise)]
-    mc = part("monte-carlo", [{"quantity": "per query", "K_compared": pred_q, **dec_q},
-                              {"quantity": "query-averaged", "K_compared": pred_a, **dec_a}], name="monte-carlo")
+    # the a + b/L fit of the average decides only within the expansion's reach (the engine's rule for softmix risk)
+    reach_a = risk_reach(gmix, heads, target, queries, float(exact["threshold"]), p.Ls_averaged)
+    row_a = {"quantity": "query-averaged", "K_compared": pred_a, **dec_a, "reach": reach_a}
+    if not reach_a["inside"]:
+        undecide(row_a, reach_a["reason"], to_settle=f"prompt lengths {reach_a.get('settle_lengths')}")
+    mc = part("monte-carlo", [{"quantity": "per query", "K_compared": pred_q, **dec_q}, row_a], name="monte-carlo")
     step = part("numeric", [PA.holds("the eps^1 coefficient of the delta method has mean 0 (one head)", first)],
                 name="first-order mean")
     return outcome(mc, sym, step, *links, per_query={"z": z.tolist(), "K": float(c["K"][0]), "per_L": rows_q},
