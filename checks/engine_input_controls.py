@@ -75,6 +75,8 @@ REFUSALS = {
     "unnormalised-weights": ('{"weights": ["0.3", "0.3"], ' + _GOOD_MIX + '}', "mixture", ("sum to 0.6",)),
     "ragged-covariance": ('{"weights": [1], "means": [[0, 0]], "covariances": [[[1, 0], [0]]]}', "mixture",
                           ("covariances[0]", "rectangular")),
+    "covariance-of-wrong-size": ('{"weights": [1], "means": [[0, 0]], "covariances": [[[1, 0, 0], [0, 1, 0]]]}',
+                                 "mixture", ("covariances[0]", "expected a 2x2 matrix", "got 2x3")),
     "asymmetric-covariance": ('{"weights": [1], "means": [[0, 0]], "covariances": [[[1, "0.5"], [0, 1]]]}',
                               "mixture", ("covariances[0]", "not symmetric", "[0][1]")),
     "indefinite-covariance": ('{"weights": [1], "means": [[0, 0]], "covariances": [[[1, 2], [2, 1]]]}', "mixture",
