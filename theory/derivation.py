@@ -98,6 +98,20 @@ def _is_zero(e) -> bool:
         return False
 
 
+def _infinite_against_finite(derived: list, stated: list, point: dict, digits: int) -> str:
+    """'' unless some entry has one side infinite (oo, -oo, zoo) and the other a finite number at ``point``;
+    then says which (e.g. ``'entry 0: derived oo, stated 0.25'``)."""
+    for i, (a, b) in enumerate(zip(derived, stated)):
+        va, vb = sp.N(sp.sympify(a).xreplace(point), digits), sp.N(sp.sympify(b).xreplace(point), digits)
+        if va.has(sp.nan) or vb.has(sp.nan):
+            continue
+        inf_a, inf_b = va.has(sp.oo, -sp.oo, sp.zoo), vb.has(sp.oo, -sp.oo, sp.zoo)
+        if inf_a != inf_b and (vb if inf_a else va).is_number:
+            return f"entry {i}: derived {sp.sstr(va)}, stated {sp.sstr(sp.N(vb, 6))}" if inf_a else \
+                f"entry {i}: derived {sp.sstr(sp.N(va, 6))}, stated {sp.sstr(vb)}"
+    return ""
+
+
 def simplify_zero(expr) -> bool:
     """True iff every entry of ``expr`` is proven to be exactly zero.
 
@@ -160,8 +174,18 @@ class Derivation:
         difference with ``digits`` significant digits.  Points are random non-zero rationals
         (positive symbols get positive values; every identity here is homogeneous in the
         weights, so they need not sum to one).  Returns the worst point found: a dict with the
-        point, the residual and the scale of the derived side.  Callers compare the residual
-        with a tolerance derived from ``digits``.
+        point, the residual and the scale of the derived side, and ``points``, how many points
+        could be evaluated.  Callers compare the residual with a tolerance derived from ``digits``.
+
+        A point where one side of an entry is infinite (``oo``, ``-oo``, ``zoo``) and the other a
+        finite number is a counterexample (residual ``oo``: an integral that diverges against a
+        finite closed form); a point where an entry is undefined (``nan``) or both sides are
+        infinite decides nothing and is skipped.
+
+        >>> x = sp.Symbol("x", positive=True)
+        >>> Derivation("diverges", "", sp.integrate(sp.exp(x * sp.Symbol("t", positive=True)),
+        ...            (sp.Symbol("t", positive=True), 0, sp.oo)), 1 / x).counterexample()["residual"]
+        oo
         """
         import random
 
@@ -170,13 +194,20 @@ class Derivation:
         syms = self.free_symbols()
         entries = list(d) if isinstance(d, sp.MatrixBase) else [d]
         der = list(self.derived) if isinstance(self.derived, sp.MatrixBase) else [sp.sympify(self.derived)]
-        best = None
+        sta = list(self.stated) if isinstance(self.stated, sp.MatrixBase) else [sp.sympify(self.stated)]
+        best, evaluated = None, 0
         for _ in range(trials):
             point = {}
             for s in syms:
                 num = rnd.randint(1, 9) if s.is_positive else rnd.choice([-1, 1]) * rnd.randint(1, 9)
                 point[s] = sp.Rational(num, rnd.randint(2, 7))
             try:
+                split = _infinite_against_finite(der, sta, point, digits)
+                if split:
+                    evaluated += 1
+                    best = {"point": {str(k): str(v) for k, v in point.items()}, "residual": sp.oo,
+                            "scale": sp.Integer(1), "non_finite": split}
+                    break
                 vals = [sp.N(e.xreplace(point), digits) for e in entries]
                 scale = max([abs(sp.N(x.xreplace(point), digits)) for x in der] + [sp.Integer(1)])
                 res = max(abs(v) for v in vals)
@@ -184,11 +215,13 @@ class Derivation:
                     continue
             except (TypeError, ZeroDivisionError, ValueError):
                 continue
+            evaluated += 1
             rel = res / scale
             if best is None or rel > best["residual"] / best["scale"]:
                 best = {"point": {str(k): str(v) for k, v in point.items()}, "residual": res, "scale": scale}
         if best is None:
             best = {"point": {}, "residual": sp.Integer(0), "scale": sp.Integer(1)}
+        best["points"] = evaluated
         return best
 
     def decide(self, seed: int = 0, digits: int = 30) -> tuple[str, dict]:
@@ -197,10 +230,13 @@ class Derivation:
         false statements are refuted without an expensive simplification."""
         ce = self.counterexample(seed=seed, digits=digits)
         tol = sp.Float(10) ** (5 - digits) * ce["scale"]
-        info = {"max_residual_at_random_points": f"{float(ce['residual']):.3e}",
+        info = {"max_residual_at_random_points": (f"{float(ce['residual']):.3e}" if ce["points"]
+                                                  else "none: no random point could be evaluated"),
                 "tolerance": f"{float(tol):.1e}", "digits": digits}
         if ce["residual"] > tol:
             info["counterexample"] = ce["point"]
+            if "non_finite" in ce:
+                info["non_finite"] = ce["non_finite"]
             return "refuted", info
         if self.holds():
             return "proven", info

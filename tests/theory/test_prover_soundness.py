@@ -164,5 +164,22 @@ def test_a_derivation_prints_its_assumptions_and_steps_in_order_and_a_point_that
     labels = [ln.strip() for ln in lines if ln.endswith(":") and not ln.startswith("    ")]
     assert labels == ["square:", "expand:", "derived:", "stated:"]
     nowhere = Derivation(name="nan", source="", derived=sp.nan * x, stated=sp.Integer(0))
-    assert nowhere.counterexample(seed=1, trials=4) == {"point": {}, "residual": 0, "scale": 1}
-    assert nowhere.decide(seed=1)[0] != "refuted"
+    assert nowhere.counterexample(seed=1, trials=4) == {"point": {}, "residual": 0, "scale": 1, "points": 0}
+    v, info = nowhere.decide(seed=1)
+    assert v != "refuted" and info["max_residual_at_random_points"] == "none: no random point could be evaluated"
+
+
+def test_a_side_infinite_where_the_other_is_finite_is_a_counterexample():
+    """A divergent integral against a finite closed form is refuted (it was 'unproven' with a residual of 0: every
+    point was skipped); infinite on both sides, or undefined, decides nothing."""
+    lam, s = sp.symbols("lambda s", positive=True)
+    diverges = Derivation("B.7#54 with the sign flipped", "test", sp.integrate(sp.exp(2 * lam * s), (s, 0, sp.oo)),
+                          1 / (2 * lam))
+    v, info = diverges.decide(seed=3)
+    assert v == "refuted" and info["non_finite"].startswith("entry 0: derived oo, stated ")
+    assert Derivation("ok", "test", sp.integrate(sp.exp(-2 * lam * s), (s, 0, sp.oo)), 1 / (2 * lam)).decide()[0] \
+        == "proven"
+    m = Derivation("matrix", "test", sp.Matrix([1, sp.zoo]), sp.Matrix([1, lam]))
+    assert m.decide(seed=1)[0] == "refuted" and "entry 1" in m.decide(seed=1)[1]["non_finite"]
+    both = Derivation("both infinite", "test", sp.oo * lam, sp.oo)
+    assert both.counterexample(seed=1)["points"] == 0 and both.decide(seed=1)[0] != "refuted"
