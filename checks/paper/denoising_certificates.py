@@ -37,10 +37,9 @@ def _no_flint(e) -> Part:
 
 
 def _chain(pieces, start, end) -> bool:
-    """Whether the intervals ``pieces`` (pairs of decimal strings, each with a <= b) run from ``start`` to ``end``
-    without a gap or a fold back."""
+    """Whether the intervals ``pieces`` (pairs of decimal strings) run from ``start`` to ``end`` without a gap."""
     ends = [(Fraction(a), Fraction(b)) for a, b in pieces]
-    return (bool(ends) and ends[0][0] == start and ends[-1][1] == end and all(a <= b for a, b in ends)
+    return (bool(ends) and ends[0][0] == start and ends[-1][1] == end
             and all(ends[k][1] == ends[k + 1][0] for k in range(len(ends) - 1)))
 
 
