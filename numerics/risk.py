@@ -211,10 +211,9 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
                 else:
                     var += 2 * t
                     cross += 2 * t
-    with np.errstate(invalid="ignore"):  # inf - inf on overflowed rows only, which the log-space path rewrites
+    with np.errstate(invalid="ignore"):
         bres = -2.0 * np.einsum("nq,hnq->n", r, bias)
-        K = var + bres
-    out = {"variance": var, "cross": cross, "bias_residual": bres, "K": K,
+    out = {"variance": var, "cross": cross, "bias_residual": bres, "K": var + bres,
            "risk_infinite": (r**2).sum(1) + (trN if B is not None else target.conditional_trace(Z)), "residual": r,
            "prediction": pred, "bias": bias, "rho": rho}
     over = ~np.all(np.isfinite(rho), axis=(0, 1))
