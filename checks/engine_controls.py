@@ -60,7 +60,10 @@ def expected_judgement(c: Canary) -> dict:
     """The judgement ``c`` must receive (the keys compared by :func:`run_engine_controls`): verdict,
     control verdicts, the controls counted as refuted, passed (non-strict and strict), the exit
     code of a run of this claim alone (non-strict and strict) and its non-zero verdict counts."""
-    not_refuted = sum(v != "refuted" for v in c.controls.values())
+    from .assumptions import CONTROL_PREFIX
+
+    # a negative control must be refuted; an assumption-dropped one fails the run only when it errs
+    not_refuted = sum(v == "error" if k.startswith(CONTROL_PREFIX) else v != "refuted" for k, v in c.controls.items())
     counts = {c.verdict: 1}
     if not_refuted:
         counts["controls_survived"] = not_refuted
@@ -130,13 +133,23 @@ _FLIP = {"flipped-sign": "the second expert's sign flipped in the stated side"}
 
 def _true():
     @claim(id="engine/true", title="engine control: a true statement", source="engine control", controls=_FLIP,
-           kind="symbolic", register=False)
+           kind="symbolic", register=False, derivations=lambda p: [_two_expert()])
     def check(p: _Params, ctx):
         d = _two_expert(flip=ctx.control("flipped-sign"))
         fam = AlphaFamily()
         shift = 40.0 if ctx.control("flipped-sign") else 0.0
         return [decide([d], ctx), part("numeric", [_numeric_row(d, p.dps)]),
                 part("monte-carlo", [_mean_row(fam.take("mean"), shift)])]
+    return check
+
+
+def _undisplayed():
+    @claim(id="engine/undisplayed", title="engine control: softmix show prints a derivation the check did not decide",
+           source="engine control", controls=_FLIP, kind="symbolic", register=False,
+           derivations=lambda: [_two_expert(prior_power=2)])
+    def check(p: _Params, ctx):
+        d = _two_expert(flip=ctx.control("flipped-sign"))
+        return [decide([d], ctx), part("numeric", [_numeric_row(d, p.dps)])]
     return check
 
 
@@ -242,6 +255,24 @@ def _operator(D: int):
                                   source="engine control")
 
 
+def _shared_form(mix, U, V, z):
+    """eq. (3): T(z) = V G U z + V sum_k alpha_k(z) m_k, alpha = softmax(log pi_k + m_k^T U z), G the first
+    component's covariance (all of them, when one covariance is shared)."""
+    a = U * z
+    scores = [sp.log(w) + (m.T * a)[0] for w, m in zip(mix.weights, mix.means)]
+    den = sum(sp.exp(s) for s in scores)
+    return V * (mix.covariances[0] * a + sum((sp.exp(s) / den * m for s, m in zip(scores, mix.means)),
+                                             sp.zeros(U.rows, 1)))
+
+
+def _operator_assumptions():
+    from .operator import operator_claim
+
+    return operator_claim("engine/operator-assumptions", _shared_form, components=2, dim=2,
+                          assume=("shared-isotropic", "centred"), register=False, source="engine control",
+                          title="engine control: eq. (3) on centred mixtures with one covariance v I")
+
+
 _OPERATOR_CONTROLS = ("dropped-term", "flipped-sign", "gate-argument", "transposed-U")
 
 
@@ -253,6 +284,8 @@ def canaries() -> list[Canary]:
     return [
         Canary("engine/true", "a true identity decided symbolically, numerically and by a z-test: verified, passes",
                _true, "verified", ref, True, True),
+        Canary("engine/undisplayed", "a true identity decided, but softmix show prints another derivation: error, "
+               "fails", _undisplayed, "error", ref, False, False),
         Canary("engine/false", "a false identity (with an inconclusive and an errored part): refuted, fails",
                _false, "refuted", ref, False, False),
         Canary("engine/error-part", "a confirmed, an inconclusive and an errored part: error, fails",
@@ -272,6 +305,11 @@ def canaries() -> list[Canary]:
         Canary("engine/operator-d3", "operator_claim, gated-experts form, K = 2, D = 3: verified, the four "
                "automatic controls present and refuted", _operator(3), "verified", op, True, True,
                {**cheap, "exact_dims": [3]}),
+        Canary("engine/operator-assumptions", "operator_claim, eq. (3) with declared assumptions shared-isotropic "
+               "and centred, K = 2, D = 2: verified; dropping shared-isotropic refutes it, dropping centred does not "
+               "(a scope finding, which passes)", _operator_assumptions, "verified",
+               {**op, "without:shared-isotropic": "refuted", "without:centred": "verified"}, True, True,
+               {**cheap, "exact_dims": [2]}),
         Canary("engine/input-front-end", "the input front end reads fixed files exactly and refuses malformed "
                "ones with one line: confirmed, the perturbed reference refuted", input_front_end, "confirmed",
                {"perturbed-reference": "refuted"}, True, True),

@@ -11,7 +11,7 @@ from softmix.numerics.memo import scope as memo_scope
 
 from .assumption_runs import control_failed, scope_findings
 from .jsonable import jsonable as _jsonable
-from .registry import Context, Outcome, load_all
+from .registry import Context, Outcome, derivation_key, load_all
 from .rules import alpha_accounting
 
 __all__ = ["Result", "run_claim", "run_claim_object", "run_claims", "versions", "claim_passed", "exit_code",
@@ -50,6 +50,27 @@ def _run_one(claim, params, ctx) -> Outcome:
     return out
 
 
+def _displayed_decided(claim, params: dict, overrides, ctx, out: Outcome) -> Outcome:
+    """What ``softmix show`` prints must be what the check decided: each derivation :attr:`Claim.derivations`
+    returns for this run's parameters (name and both sides) must be among those ``decide`` decided in the run
+    (``ctx.decided``); one that is not makes the claim ``error`` (unless it is refuted already).  A
+    ``derivations`` that takes no parameters is compared only on the claim's own parameters (no overrides)."""
+    if claim.derivations is None or (overrides and not claim.takes_parameters()):
+        return out
+    try:
+        shown = claim.shown_derivations(params)
+    except Exception as e:  # the display itself cannot be built: the claim cannot say what it decided
+        return Outcome("refuted" if out.verdict == "refuted" else "error",
+                       {**out.evidence, "exception": f"softmix show's derivations raised {type(e).__name__}: {e}"})
+    rows = [{"derivation": d.name, "decided": derivation_key(d) in ctx.decided} for d in shown]
+    out.evidence["displayed_derivations"] = rows
+    missing = [r["derivation"] for r in rows if not r["decided"]]
+    if missing and out.verdict != "refuted":
+        return Outcome("error", {**out.evidence, "exception": (
+            f"softmix show prints {len(missing)} derivation(s) this run did not decide: {'; '.join(missing)}")})
+    return out
+
+
 def _check_seed(seed) -> None:
     """A master seed is a non-negative integer (numpy's SeedSequence takes no negative entropy):
     anything else is an input error raised before any work, not an ``error`` verdict."""
@@ -84,7 +105,8 @@ def run_claim_object(claim, profile: str = "quick", seed: int = 0, overrides: di
     t0 = time.perf_counter()
     with memo_scope() as memo:
         with alpha_accounting() as roots:
-            out = _run_one(claim, params, Context(claim.id, profile, seed, claim=claim))
+            ctx = Context(claim.id, profile, seed, claim=claim)
+            out = _displayed_decided(claim, params, overrides, ctx, _run_one(claim, params, ctx))
         spent = float(sum(f.spent for f in roots))
         controls = []
         for c in claim.controls:

@@ -26,10 +26,11 @@ from softmix.checks.schema import VERIFY_SCHEMA, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 20261130
-IDS = ["engine/true", "engine/false", "engine/error-part", "engine/raises", "engine/overspent", "engine/inconclusive",
+IDS = ["engine/true", "engine/undisplayed", "engine/false", "engine/error-part", "engine/raises", "engine/overspent",
+       "engine/inconclusive",
        "engine/control-survives", "engine/control-inconclusive", "engine/operator-d2", "engine/operator-d3",
-       "engine/input-front-end"]
-CHEAP = set(IDS) - {"engine/operator-d2", "engine/operator-d3"}
+       "engine/operator-assumptions", "engine/input-front-end"]
+CHEAP = set(IDS) - {"engine/operator-d2", "engine/operator-d3", "engine/operator-assumptions"}
 
 
 @pytest.fixture(scope="module")
@@ -44,12 +45,14 @@ def test_every_canary_is_judged_right(entries):
     # the expected judgements, spelled out (a change to canaries() must change this test too)
     exp = {i: (by[i]["expected"]["verdict"], by[i]["expected"]["passed"], by[i]["expected"]["passed_strict"])
            for i in IDS}
-    assert exp == {"engine/true": ("verified", True, True), "engine/false": ("refuted", False, False),
+    assert exp == {"engine/true": ("verified", True, True), "engine/undisplayed": ("error", False, False),
+                   "engine/false": ("refuted", False, False),
                    "engine/error-part": ("error", False, False), "engine/raises": ("error", False, False),
                    "engine/overspent": ("error", False, False), "engine/inconclusive": ("inconclusive", True, False),
                    "engine/control-survives": ("confirmed", False, False),
                    "engine/control-inconclusive": ("confirmed", False, False),
                    "engine/operator-d2": ("verified", True, True), "engine/operator-d3": ("verified", True, True),
+                   "engine/operator-assumptions": ("verified", True, True),
                    "engine/input-front-end": ("confirmed", True, True)}
     assert by["engine/input-front-end"]["observed"]["controls"] == {"perturbed-reference": "refuted"}
     for d in (2, 3):
@@ -58,13 +61,14 @@ def test_every_canary_is_judged_right(entries):
     assert by["engine/control-inconclusive"]["observed"]["controls"] == {"shifted": "inconclusive"}
     assert "AlphaOverspent" in by["engine/overspent"]["exception"]
     assert "raises by design" in by["engine/raises"]["exception"]
+    assert "this run did not decide: two-expert gate (prior^2)" in by["engine/undisplayed"]["exception"]
     assert by["engine/inconclusive"]["observed"]["exit_code"] == 0 and by["engine/inconclusive"]["observed"][
         "exit_code_strict"] == 1
     assert sum(e["seconds"] for e in entries) < 60  # a few seconds on an idle machine
     doc = {"claims": [], "seed": SEED, "profile": "quick", "versions": {}, "exit_code": 0,
            "engine_controls": entries, "engine_controls_skipped": False}
     validate(json.loads(json.dumps(doc)), VERIFY_SCHEMA)
-    assert E.summary_line(entries).startswith("engine controls: 11/11 judged right")
+    assert E.summary_line(entries).startswith("engine controls: 13/13 judged right")
     assert E.failure_lines(entries) == [] and E.judge_verify({**doc, "exit_code": 0}) == 0
 
 
@@ -130,6 +134,8 @@ BREAKS = {  # name -> (module, attribute, replacement, a canary that must then b
     "z-test without its zero-se guard": (rules, "_finite_positive", lambda se: True, "engine/control-inconclusive"),
     "AlphaFamily never overspent": (rules.AlphaFamily, "_spend", lambda self, name, amount: None, "engine/overspent"),
     "Context.control never true": (Context, "control", lambda self, name: False, "engine/true"),
+    "displays never compared": (runner, "_displayed_decided", lambda claim, params, over, ctx, out: out,
+                                "engine/undisplayed"),
     "Residual tolerance of order one": (rules, "residual_test", lambda r, dps, scale=1, guard=10: _RESIDUAL(
         r, dps, scale, guard + dps), "engine/error-part"),  # a numeric-only control is no longer refuted
 }
@@ -145,6 +151,27 @@ def test_each_break_of_the_engine_is_caught_by_a_canary(monkeypatch, name):
     doc = {"exit_code": 0, "engine_controls": entries}
     assert E.judge_verify(doc) == 1
     assert any(canary in line and "ENGINE FAILURE" in line for line in E.failure_lines(entries))
+
+
+def _spec_never_drops(self, drop=None):
+    from softmix.checks.operator_family import family_spec
+
+    return family_spec(self.assumptions, self.base, None, self.K)
+
+
+ASSUMPTION_BREAKS = {  # the declared assumptions' machinery, seen by the operator canary that declares two
+    "an assumption-dropped control run on the assumed family": ("softmix.checks.operator_family.Head.spec",
+                                                                _spec_never_drops),
+    "a needless assumption fails the run": ("softmix.checks.runner.control_failed", lambda c: not c.get("refuted")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ASSUMPTION_BREAKS))
+def test_each_break_of_the_assumptions_is_caught_by_the_operator_canary(monkeypatch, name):
+    target, repl = ASSUMPTION_BREAKS[name]
+    monkeypatch.setattr(target, repl)
+    (e,) = E.run_engine_controls(SEED, only={"engine/operator-assumptions"})
+    assert not e["judged_right"], (name, e["observed"])
 
 
 def test_a_crashing_engine_is_an_engine_failure_not_a_traceback(monkeypatch):
@@ -261,7 +288,7 @@ def test_breaking_the_lattice_makes_verify_exit_1_through_the_engine_controls(tm
     if patch is None:
         assert r.returncode == 0 == doc["exit_code"], r.stderr[-3000:]
         assert wrong == [] and "ENGINE FAILURE" not in r.stderr
-        assert "engine controls: 11/11 judged right" in r.stdout
+        assert "engine controls: 13/13 judged right" in r.stdout
     else:
         canary = patch[3]
         assert r.returncode == 1 == doc["exit_code"], r.stderr[-3000:]
