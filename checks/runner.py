@@ -54,8 +54,9 @@ def _displayed_decided(claim, params: dict, overrides, ctx, out: Outcome) -> Out
     """What ``softmix show`` prints must be what the check decided: each derivation :attr:`Claim.derivations`
     returns for this run's parameters (name and both sides) must be among those ``decide`` decided in the run
     (``ctx.decided``); one that is not makes the claim ``error`` (unless it is refuted already).  A
-    ``derivations`` that takes no parameters is compared only on the claim's own parameters (no overrides)."""
-    if claim.derivations is None or (overrides and not claim.takes_parameters()):
+    ``derivations`` that takes no parameters is compared only on the claim's own parameters (no overrides).  A
+    check that errs or refutes keeps its verdict and its own exception."""
+    if claim.derivations is None or (overrides and not claim.takes_parameters()) or out.verdict == "error":
         return out
     try:
         shown = claim.shown_derivations(params)

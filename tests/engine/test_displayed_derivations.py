@@ -68,6 +68,15 @@ def test_a_refuted_claim_stays_refuted_and_a_display_that_raises_is_an_error():
     assert r["verdict"] == "error" and "RuntimeError: no display" in r["evidence"]["exception"]
 
 
+def test_a_check_that_raises_keeps_its_own_exception():
+    @softmix.claim(id="test/raises", title="raises", source="test", register=False, controls={"c": "control"},
+                   derivations=lambda p: [_power(p.n)])
+    def check(p: P, ctx):
+        raise RuntimeError("the check's own crash")
+    r = run_claim_object(check)
+    assert r["verdict"] == "error" and "the check's own crash" in r["evidence"]["exception"]
+
+
 def test_a_no_argument_display_is_not_compared_under_overrides():
     r = run_claim_object(_claim(lambda: [_power(3)]), overrides={"n": 5})
     assert r["verdict"] == "verified" and "displayed_derivations" not in r["evidence"]
