@@ -35,6 +35,7 @@ from softmix.theory.derivation import Derivation, simplify_zero
 
 from .api import Part, outcome, part
 from .assumptions import Assumption, control_id
+from .registry import derivation_key
 from .rules import Residual
 from .statement_kinds import PERTURBATIONS, dropped_controls, params_type, perturb_expr, register_kind, statement_of
 
@@ -258,6 +259,8 @@ def identity_claim(id, *, derived, stated, symbols, assume=(), title: str = "", 
         d, s = _sides(derived, stated, ns, where)
         if ctx.variant in PERTURBATIONS:
             s = perturb_expr(s, ctx.variant)
+        else:  # what softmix show prints (derivations= below) is decided here, by this kind's own route
+            ctx.decided.add(derivation_key(Derivation(name=id, source=source or id, derived=d, stated=s)))
         num, sym, ce, skipped = _decide(d, s, ctx, p, drop.name if drop is not None else "")
         extra: dict = {"symbols": {k: sp.sstr(v) for k, v in ns.items()},
                        "assumptions": [a.name for a in objects if a is not drop]}

@@ -100,3 +100,16 @@ def test_show_prints_the_derivations_of_the_defaults_and_a_profile_its_own():
     c = load_all(())["lemma-b.10"]
     assert [d.name for d in c.shown_derivations(c.params("quick"))] == [
         "Lemma B.10 explicit gradients, d=1", "Lemma B.10 chain-rule form, d=1"]
+
+
+def test_the_identity_kind_records_the_derivation_it_shows():
+    """The identity kind decides its sides by its own route (not ``decide``): it records them, so its display
+    is decided; a show that prints another identity is still an error."""
+    c = softmix.identity_claim("test/identity-shown", derived=lambda a, b: (a + b) ** 2,
+                               stated=lambda a, b: a**2 + 2 * a * b + b**2, symbols="a b", register=False)
+    r = run_claim_object(c)
+    assert r["verdict"] == "verified", r["evidence"]
+    assert r["evidence"]["displayed_derivations"] == [{"derivation": "test/identity-shown", "decided": True}]
+    a = sp.Symbol("a")
+    c.derivations = lambda: [Derivation("test/identity-shown", "test", a**2, a**2)]
+    assert run_claim_object(c)["verdict"] == "error"
