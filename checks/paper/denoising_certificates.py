@@ -37,9 +37,13 @@ def _no_flint(e) -> Part:
 
 
 def _chain(pieces, start, end) -> bool:
-    """Whether the intervals ``pieces`` (pairs of decimal strings) run from ``start`` to ``end`` without a gap."""
-    ends = [(Fraction(a), Fraction(b)) for a, b in pieces]
-    return (bool(ends) and ends[0][0] == start and ends[-1][1] == end
+    """Whether the intervals ``pieces`` (pairs of decimal strings) run from ``start`` to ``end`` without a gap
+    or a fold back.  Each piece is first clipped to [start, end], so a piece past ``end`` (the empty last
+    piece [r + eta, 1] when r + eta > 1) is the point [end, end]; a clipped piece whose ends are reversed covers
+    nothing and breaks the chain."""
+    clip = lambda x: min(max(Fraction(x), start), end)  # noqa: E731
+    ends = [(clip(a), clip(b)) for a, b in pieces]
+    return (bool(ends) and ends[0][0] == start and ends[-1][1] == end and all(a <= b for a, b in ends)
             and all(ends[k][1] == ends[k + 1][0] for k in range(len(ends) - 1)))
 
 

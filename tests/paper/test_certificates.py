@@ -202,6 +202,18 @@ def test_prop43_bookkeeping_decides_the_argument_from_the_evidence():
     gap = u_cert()
     gap["H_negative_on"]["interval"] = ["15/16", "1"]
     assert _u_bookkeeping(2, 2, gap).verdict == "refuted"
+    fold = u_cert()  # the near-root piece reversed: its ends still chain, but it covers nothing
+    fold["H_positive_on"]["interval"], fold["H_decreasing_near_root"]["interval"] = ["1/4", "7/8"], ["7/8", "3/4"]
+    fold["H_negative_on"]["interval"] = ["3/4", "1"]
+    fold["_covers"] = {"left": (halves("1/4", "7/8"), 1), "right": (halves("3/4", "1"), -1)}
+    assert _u_bookkeeping(2, 2, fold).verdict == "refuted"
+    past = u_cert(r=("15/16", "17/16"))  # the root within eta of 1: the last piece [r + eta, 1] is empty, legitimately
+    past["H_negative_on"]["status"] = True
+    past["_covers"]["right"] = ([], -1)
+    assert _u_bookkeeping(2, 2, past).verdict == "verified"
+    past["H_decreasing_near_root"]["interval"] = ["15/16", "63/64"]  # ... but the near-root piece must reach 1
+    past["_derivative_cover"] = (halves("15/16", "63/64"), -1)
+    assert _u_bookkeeping(2, 2, past).verdict == "refuted"
     overlap = u_cert()  # boxes that each start at the piece's left end: a cover, but not a tiling
     overlap["_covers"]["left"] = ([(Fraction(1, 4), Fraction(1, 2), None), (Fraction(1, 4), Fraction(3, 4), None)], 1)
     assert _u_bookkeeping(2, 2, overlap).verdict == "refuted"
