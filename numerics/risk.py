@@ -165,8 +165,7 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
     pre = _prepared(mix, heads, target)
     P, PG, Pm, trPGP, Ut, B, trN = pre
     H, Kc = len(P), len(w)
-    n = len(Z)
-    logw = np.log(w)
+    n, logw = len(Z), np.log(w)
     A = [Z @ Ut[h] for h in range(H)]  # tilts a_h = U_h z, (n, D)
 
     def tilt(a):
@@ -211,9 +210,10 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
                 else:
                     var += 2 * t
                     cross += 2 * t
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # inf - inf on overflowed rows only, which the log-space path rewrites
         bres = -2.0 * np.einsum("nq,hnq->n", r, bias)
-    out = {"variance": var, "cross": cross, "bias_residual": bres, "K": var + bres,
+        K = var + bres
+    out = {"variance": var, "cross": cross, "bias_residual": bres, "K": K,
            "risk_infinite": (r**2).sum(1) + (trN if B is not None else target.conditional_trace(Z)), "residual": r,
            "prediction": pred, "bias": bias, "rho": rho}
     over = ~np.all(np.isfinite(rho), axis=(0, 1))

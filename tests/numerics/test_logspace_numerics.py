@@ -117,6 +117,24 @@ def test_risk_constants_float64_against_mp_past_overflow(seed, scale):
     assert not np.isnan(c["bias"]).any() and not np.isnan(c["rho"]).any()
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_risk_constants_along_a_ray_past_overflow_warn_nothing_and_never_nan(seed):
+    """Queries t z, t from 1 to 400: past the overflow of rho the float64 parts are inf - inf before the
+    log-space path rewrites those rows; no RuntimeWarning reaches the user (fp-multihead-covariance printed
+    one), and K is finite or +-inf, never nan."""
+    rng = np.random.default_rng(seed)
+    D = 3
+    mix = _mixture(rng, 2, D)
+    heads = [RK.Head(*(tuple(tuple(_q(x) for x in r) for r in rng.normal(size=shape))
+                       for shape in ((D, D), (2, D), (2, 2)))) for _ in range(2)]
+    tgt = RK.Target(tuple(tuple(_q(x) for x in r) for r in rng.normal(size=(2, D))),
+                    ((Fraction(1, 2), Fraction(0)), (Fraction(0), Fraction(1, 3))))
+    z = rng.normal(size=D)
+    c = RK.risk_constants(mix, heads, tgt, np.geomspace(1, 400, 40)[:, None] * z[None])
+    assert not np.isnan(c["K"]).any() and not np.isfinite(c["rho"][..., -1]).all()
+
+
 @pytest.mark.parametrize("scale", [50, 400, 3000])
 def test_gates_and_attention_at_large_scores_against_mp(scale):
     rng = np.random.default_rng(scale)
