@@ -18,7 +18,8 @@ end itself, as one more canary of :mod:`softmix.checks.engine_controls`:
 * *values*: numbers a library user passes (mpmath, NumPy and SymPy scalars, Decimals, floats) are
   read exactly by ``parse_number`` and ``to_fraction`` (a float at its binary value, by Python's
   own ``Fraction``); and an ``_mp`` function given a float that is not the decimal it prints as warns
-  (``PrecisionWarning``, naming the argument) and refuses it under ``strict_precision``.
+  (``PrecisionWarning``, naming the argument) and refuses it under ``strict_precision``; numbers past
+  the range and parsed documents nested past the limit are refused.
 
 All are decided by the exact :class:`~softmix.checks.rules.Bound` ``max |read - by hand| <= 0``
 (resp. ``refused badly <= 0``).  The control ``perturbed-reference`` moves every hand-written value
@@ -56,6 +57,7 @@ READS = {
                      (((1, -_H, 0),), ((F(1, 10),),)))),
     # the documented limits, at the boundary: nesting of exactly LIMITS.max_depth (32), the smallest magnitude
     "json-at-depth-limit": ("[" * 32 + "1" + "]" * 32, "json", (1,)),
+    "json-objects-at-depth-limit": ('{"a": ' * 32 + "1" + "}" * 32, "json", (1,)),
     "numbers": ('["1/3", "-1.25e-3", "2.5/7", " 7 ", "1e-1000", "-0", ".5e1"]', "numbers",
                 (F(1, 3), F(-1, 800), F(5, 14), 7, F(1, 10**1000), 0, 5)),
     "denoising-setting": ('{"denoising": {"m1": ["3", "0"], "m2": ["0", "-1"], "gamma": "1", "xi": "2", '
@@ -100,6 +102,8 @@ REFUSALS = {
     "longer-number-past-range": (f'["{_LONGER}"]', "numbers",
                                  (f"number {_LONGER[:20]}...{_LONGER[-12:]} (49 characters)",)),
     "number-below-range": ('["1e-1001"]', "numbers", ("[0]", "1e-1001", "out of range")),
+    "json-objects-past-depth-limit": ('{"a": ' * 33 + "1" + "}" * 33, "json", ("33 levels", "32")),
+    "ratio-below-range": ('["1e-600/1e600"]', "numbers", ("[0]", "1e-600/1e600", "out of range")),
     "zero-denominator": ('["1/0"]', "numbers", ("[0]", "zero denominator", "1/0")),
     "head-of-wrong-size": ('[{"U": [[1, 0], [0, 1]], "V": [[1, 0, 0]]}]', "heads", ("heads[0].V", "2 columns", "3")),
     "denoising-weights-not-a-list": ('{"denoising": {"gamma": 1, "xi": 1, "weights": "1", "means": [[0, 0]]}}',
@@ -137,6 +141,8 @@ def _load(loader: str, path: Path):
 
 
 def _flat(x) -> list:
+    if isinstance(x, dict):
+        return [v for e in x.values() for v in _flat(e)]
     return [v for e in x for v in _flat(e)] if isinstance(x, (tuple, list)) else [x]
 
 
@@ -191,6 +197,39 @@ def _values():
                F.from_float(0.1)]
     read = [parse_number(x, "value") for x in given] + [to_fraction(x) for x in given + [sp.Rational(-7, 3)]]
     return tuple(read), tuple(by_hand + by_hand + [F(-7, 3)])
+
+
+def _nest(n: int, kind: str):
+    doc: list | dict = [] if kind == "arrays" else {}
+    for _ in range(n - 1):
+        doc = [0, doc] if kind == "arrays" else {"a": doc}
+    return doc
+
+
+def _range_rows(expect_refused: bool) -> list:
+    """Library values past the documented limits: numbers out of range (a Fraction below 1e-1000 and one at
+    1e301, an mpmath number below 1e-1000) refused by ``parse_number`` ("out of range"); parsed documents 33
+    arrays or objects deep (no file, so no text-level bracket count) refused by ``check_json_bounds``."""
+    import mpmath as mpm
+
+    from softmix.numerics.errors import InputError
+    from softmix.numerics.parsing import check_json_bounds, parse_number
+
+    cases = [(f"number {name}", lambda x=x: parse_number(x, "value"), "out of range")
+             for name, x in (("Fraction 1e-1001", F(1, 10**1001)), ("Fraction 1e301", F(10**301)),
+                             ("mpf 1e-1001", mpm.mpf("1e-1001")))]
+    cases += [(f"document of 33 nested {kind}", lambda kind=kind: check_json_bounds(_nest(33, kind), "doc"),
+               "nested deeper than the limit of 32") for kind in ("arrays", "objects")]
+    rows = []
+    for name, read, says in cases:
+        try:
+            read()
+            how = "accepted"
+        except InputError as e:
+            how = "refused" if says in str(e) else f"refused badly: {e}"
+        rows.append({"input": f"library {name}", "outcome": how,
+                     **Bound().decide(int(how != ("refused" if expect_refused else "accepted")), 0)})
+    return rows
 
 
 def _precision_rows(expect_guarded: bool) -> list:
@@ -294,7 +333,7 @@ def input_front_end():
             values = [{"input": "library numbers", "max_gap": str(gap), **Bound().decide(1 if gap is None else gap, 0)}]
         except Exception as e:
             values = [{"input": "library numbers", **Bound().decide(1, 0), "reason": f"{type(e).__name__}: {e}"}]
-        values += _precision_rows(expect_guarded=not off)
+        values += _range_rows(expect_refused=not off) + _precision_rows(expect_guarded=not off)
         return [part("numeric", reads, name="reads"), part("numeric", refusals, name="refusals"),
                 part("numeric", values, name="values")]
     return check
