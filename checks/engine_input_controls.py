@@ -28,6 +28,7 @@ by 1/1000 and expects every malformed input to be accepted: the same rows must t
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction as F
 from pathlib import Path
@@ -215,15 +216,16 @@ def _range_rows(expect_refused: bool) -> list:
     from softmix.numerics.errors import InputError
     from softmix.numerics.parsing import check_json_bounds, parse_number
 
-    cases = [(f"number {name}", lambda x=x: parse_number(x, "value"), "out of range")
-             for name, x in (("Fraction 1e-1001", F(1, 10**1001)), ("Fraction 1e301", F(10**301)),
-                             ("mpf 1e-1001", mpm.mpf("1e-1001")))]
-    cases += [(f"document of 33 nested {kind}", lambda kind=kind: check_json_bounds(_nest(33, kind), "doc"),
+    cases: list[tuple[str, Callable[..., object], object, str]] = [
+        (f"number {name}", parse_number, x, "out of range")
+        for name, x in (("Fraction 1e-1001", F(1, 10**1001)), ("Fraction 1e301", F(10**301)),
+                        ("mpf 1e-1001", mpm.mpf("1e-1001")))]
+    cases += [(f"document of 33 nested {kind}", check_json_bounds, _nest(33, kind),
                "nested deeper than the limit of 32") for kind in ("arrays", "objects")]
     rows = []
-    for name, read, says in cases:
+    for name, read, value, says in cases:
         try:
-            read()
+            read(value, "value")
             how = "accepted"
         except InputError as e:
             how = "refused" if says in str(e) else f"refused badly: {e}"
