@@ -204,12 +204,16 @@ class Claim:
         return p
 
     def takes_parameters(self) -> bool:
-        """Whether :attr:`derivations` is called with the parameters (one positional argument)."""
+        """Whether :attr:`derivations` is called with the parameters: it has exactly one positional argument
+        without a default.  A function whose arguments all have defaults (``def derivations(wrong=False)``) is
+        called with none: passing it the parameters would set ``wrong``."""
         import inspect
 
         if self.derivations is None:
             return False
-        return len(inspect.signature(self.derivations).parameters) == 1
+        required = [a for a in inspect.signature(self.derivations).parameters.values()
+                    if a.default is a.empty and a.kind in (a.POSITIONAL_ONLY, a.POSITIONAL_OR_KEYWORD)]
+        return len(required) == 1
 
     def shown_derivations(self, values: dict | None = None) -> list:
         """The derivations ``softmix show`` prints for the parameter ``values`` (the defaults when None): what

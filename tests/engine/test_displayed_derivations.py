@@ -113,3 +113,14 @@ def test_the_identity_kind_records_the_derivation_it_shows():
     a = sp.Symbol("a")
     c.derivations = lambda: [Derivation("test/identity-shown", "test", a**2, a**2)]
     assert run_claim_object(c)["verdict"] == "error"
+
+
+def test_a_display_whose_arguments_all_have_defaults_is_called_with_none():
+    """``def derivations(wrong=False)`` is called with no argument (the parameters would set ``wrong``: show
+    printed the control's derivation for examples/display_ledger); one required argument gets the parameters."""
+    def shown(wrong: bool = False):
+        return [_power(3, wrong=wrong)]
+    c = _claim(shown)
+    assert not c.takes_parameters() and c.shown_derivations() == [_power(3)]
+    assert run_claim_object(c)["verdict"] == "verified"
+    assert _claim(lambda p, extra=1: [_power(p.n)]).takes_parameters()
