@@ -319,7 +319,7 @@ def canaries() -> list[Canary]:
 def _run_canary(c: Canary, seed: int) -> dict:
     from .runner import run_claim_object
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     expected = expected_judgement(c)
     try:
         res = run_claim_object(c.build(), "quick", seed, c.overrides)
@@ -329,7 +329,8 @@ def _run_canary(c: Canary, seed: int) -> dict:
         observed, detail = {"crash": f"{type(e).__name__}: {e}"}, None
     wrong = sorted(k for k in expected if observed.get(k) != expected[k])
     entry = {"id": c.id, "description": c.description, "expected": expected, "observed": observed,
-             "judged_right": not wrong, "wrong": wrong, "seconds": round(time.perf_counter() - t0, 3)}
+             "judged_right": not wrong, "wrong": wrong, "seconds": round(time.perf_counter() - t0, 3),
+             "cpu_seconds": round(time.process_time() - c0, 3)}
     if detail:
         entry["exception"] = str(detail)
     return entry
@@ -338,8 +339,8 @@ def _run_canary(c: Canary, seed: int) -> dict:
 def run_engine_controls(seed: int = 0, only=None) -> list[dict]:
     """Run every canary (or those whose id is in ``only``) at ``seed``, in the quick profile, in
     this process; one entry per canary: ``{"id", "description", "expected", "observed",
-    "judged_right", "wrong", "seconds"}`` (``wrong``: the judgement keys that differ; ``exception``
-    when the canary's check raised, as the raising canary must)."""
+    "judged_right", "wrong", "seconds", "cpu_seconds"}`` (wall and CPU time; ``wrong``: the judgement
+    keys that differ; ``exception`` when the canary's check raised, as the raising canary must)."""
     return [_run_canary(c, seed) for c in canaries() if only is None or c.id in only]
 
 

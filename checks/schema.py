@@ -80,7 +80,7 @@ _ENGINE_CONTROL = {
     "properties": {"id": {"type": "string"}, "description": {"type": "string"}, "expected": _JUDGEMENT,
                    "observed": {"type": "object"}, "judged_right": {"type": "boolean"},
                    "wrong": {"type": "array", "items": {"type": "string"}}, "seconds": {"type": "number"},
-                   "exception": {"type": "string"}},
+                   "cpu_seconds": {"type": "number"}, "exception": {"type": "string"}},
 }
 
 VERIFY_SCHEMA = {
