@@ -183,3 +183,19 @@ def test_a_side_infinite_where_the_other_is_finite_is_a_counterexample():
     assert m.decide(seed=1)[0] == "refuted" and "entry 1" in m.decide(seed=1)[1]["non_finite"]
     both = Derivation("both infinite", "test", sp.oo * lam, sp.oo)
     assert both.counterexample(seed=1)["points"] == 0 and both.decide(seed=1)[0] != "refuted"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=4),
+       st.integers(1, 5), st.sampled_from(["s", "s + t", "s * t"]))
+def test_the_exponent_normal_form_is_the_same_rational_function(terms, c, den):
+    """``normal_exponent`` is the prover's one rewrite of an exponent (a sum of monomials in the symbols of no
+    denominator): it must be exact, or a false identity could be proven through it.  Random numerators in x, y of
+    degree up to 3 over denominators in s, t (a generated mutant that raised each exponent to its symbol, e**x for
+    x**e, survived verify and the tests)."""
+    from softmix.theory.derivation import normal_exponent
+
+    x, y, s, t = sp.symbols("x y s t", positive=True)
+    num = sum(k * x**a * y**b for k, a, b in terms)
+    arg = num / (c * sp.sympify(den, locals={"s": s, "t": t}))
+    assert sp.cancel(sp.together(normal_exponent(arg) - arg)) == 0
