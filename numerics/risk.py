@@ -210,14 +210,14 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
                 else:
                     var += 2 * t
                     cross += 2 * t
-    with np.errstate(invalid="ignore"):  # inf - inf on overflowed rows only, which the log-space path rewrites
+    with np.errstate(invalid="ignore", over="ignore"):  # +-inf past float64, inf - inf where the log path rewrites
         bres = -2.0 * np.einsum("nq,hnq->n", r, bias)
         K = var + bres
     out = {"variance": var, "cross": cross, "bias_residual": bres, "K": K,
            "risk_infinite": (r**2).sum(1) + (trN if B is not None else target.conditional_trace(Z)), "residual": r,
            "prediction": pred, "bias": bias, "rho": rho}
-    over = ~np.all(np.isfinite(rho), axis=(0, 1))
-    if over.any():  # some rho overflows float64: those queries' constants in log space (inf, never nan)
+    over = ~np.all(np.isfinite(rho), axis=(0, 1)) | ~np.isfinite(K)  # a rho or a product past float64
+    if over.any():  # those queries' constants in log space (+-inf with the right sign, never nan)
         _log_space_rows(out, terms, r, over)
     return out
 
