@@ -223,7 +223,7 @@ def risk_constants(mix: GaussianMixture, heads, target: Target, Z, block: int = 
 
 
 def _log_space_rows(out: dict, terms, r, rows) -> None:
-    """Recompute, for the queries ``rows`` (a mask) where some rho_hk overflows float64, every
+    """Recompute, for the queries ``rows`` (a mask) where some rho_hk or K overflows float64, every
     constant as signed sums of exp(log rho_hk) * (finite factor) (:func:`logspace.scaled_sum`):
     +-inf where the value exceeds float64, the right sign, no inf - inf."""
     var, cross, bres = [], [], []
